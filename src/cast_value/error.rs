@@ -1,0 +1,74 @@
+//! Errors of the `cast_value` codec.
+
+use zarrs::array::DataType;
+
+use crate::Direction;
+
+/// An error of the `cast_value` codec.
+///
+/// zarrs reports configuration errors as
+/// [`PluginCreateError::ConfigurationInvalid`](zarrs::plugin::PluginCreateError) and the others as
+/// [`CodecError::Other`](zarrs::array::codec::api::CodecError) (or
+/// [`CodecError::UnsupportedDataType`](zarrs::array::codec::api::CodecError)) with this message.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CastValueError {
+    /// The configuration is invalid.
+    #[error("cast_value: {0}")]
+    InvalidConfiguration(String),
+    /// The data type entering the codec is not a real-number data type.
+    #[error(
+        "cast_value: data type {} is not supported; cast_value converts integer and floating-point data types",
+        data_type.name_v3().unwrap_or_default()
+    )]
+    UnsupportedDataType {
+        /// The data type.
+        data_type: DataType,
+    },
+    /// A `scalar_map` entry is not a value of its data type.
+    #[error(
+        "cast_value: scalar_map.{direction}[{position}] {side} {json} is not a valid {data_type} value: {reason}"
+    )]
+    InvalidScalarMapEntry {
+        /// The map.
+        direction: Direction,
+        /// The index of the entry.
+        position: usize,
+        /// `"key"` or `"value"`.
+        side: &'static str,
+        /// The JSON of the scalar.
+        json: String,
+        /// The data type it must be a value of.
+        data_type: &'static str,
+        /// Why it is not.
+        reason: String,
+    },
+    /// An element has no acceptable result.
+    #[error(
+        "cast_value: cannot {direction} element {index} ({value}) from {from} to {to}: {reason}"
+    )]
+    Element {
+        /// Encoding or decoding.
+        direction: Direction,
+        /// The index of the element in the chunk (or chunk subset) being converted.
+        index: usize,
+        /// The value of the element.
+        value: String,
+        /// The data type of the element.
+        from: &'static str,
+        /// The data type it is cast to.
+        to: &'static str,
+        /// Why it failed and what to change.
+        reason: String,
+    },
+    /// The fill value cannot pass through the codec and back.
+    #[error("cast_value: the fill value {value} of data type {data_type} {reason}")]
+    FillValue {
+        /// The fill value entering the codec.
+        value: String,
+        /// Its data type.
+        data_type: &'static str,
+        /// Why it fails.
+        reason: String,
+    },
+}

@@ -1,0 +1,86 @@
+//! The `cast_value` array-to-array codec.
+//!
+//! Converts the value of each element to another data type (`data_type`), following the ordered
+//! procedure of the specification: an explicit `scalar_map` entry first, then the exact value if
+//! the target holds it, else the value rounded by `rounding` and, if outside the target range,
+//! handled by `out_of_range` (`"clamp"`, `"wrap"`, or an error). NaN propagates between float
+//! types; NaN or an infinity into a type without it is an error unless `scalar_map` maps it. The
+//! fill value is cast the same way and must survive the round trip.
+//!
+//! Supported data types, on both sides: `int2`, `int4`, `int8`, `int16`, `int32`, `int64`,
+//! `uint2`, `uint4`, `uint8`, `uint16`, `uint32`, `uint64`, `float4_e2m1fn`, `float6_e2m3fn`,
+//! `float6_e3m2fn`, `float8_e3m4`, `float8_e4m3`, `float8_e4m3b11fnuz`, `float8_e4m3fnuz`,
+//! `float8_e5m2`, `float8_e5m2fnuz`, `float8_e8m0fnu`, `bfloat16`, `float16`, `float32` and
+//! `float64`.
+//!
+//! ### Specification
+//! - <https://github.com/zarr-developers/zarr-extensions/tree/main/codecs/cast_value>
+//!
+//! ### Codec `name` (Zarr V3)
+//! - `cast_value`
+//!
+//! ### Codec `configuration` example - [`CastValueCodecConfiguration`]
+//! ```rust
+//! # let JSON = r#"
+//! {
+//!     "data_type": "uint8",
+//!     "rounding": "nearest-even",
+//!     "out_of_range": "clamp",
+//!     "scalar_map": {
+//!         "encode": [["NaN", 0]],
+//!         "decode": [[0, "NaN"]]
+//!     }
+//! }
+//! # "#;
+//! # use zarrs_scale_offset_cast::cast_value::CastValueCodecConfiguration;
+//! # let configuration: CastValueCodecConfiguration = serde_json::from_str(JSON).unwrap();
+//! ```
+
+mod codec;
+mod error;
+mod float_to_float;
+mod float_to_int;
+mod int_to_float;
+mod int_to_int;
+pub(crate) mod kernel;
+#[cfg(test)]
+pub(crate) mod reference_tests;
+pub(crate) mod scalar_map;
+
+use std::sync::Arc;
+
+pub use codec::CastValueCodec;
+pub use error::CastValueError;
+pub(crate) use float_to_float::FloatToFloat;
+pub(crate) use float_to_int::FloatToInt;
+pub(crate) use int_to_float::IntToFloat;
+pub(crate) use int_to_int::IntToInt;
+use zarrs::array::codec::api::{Codec, CodecPluginV3, CodecTraitsV3};
+use zarrs::metadata::v3::MetadataV3;
+use zarrs::plugin::PluginCreateError;
+pub use zarrs_metadata_ext::codec::cast_value::{
+    CastValueCodecConfiguration, CastValueCodecConfigurationV1, CastValueOutOfRangeMode,
+    CastValueRoundingMode, CastValueScalarMap,
+};
+
+/// The codec name.
+pub const NAME: &str = "cast_value";
+
+zarrs::plugin::impl_extension_aliases!(CastValueCodec, v3: "cast_value");
+
+inventory::submit! {
+    CodecPluginV3::new::<CastValueCodec>()
+}
+
+impl CodecTraitsV3 for CastValueCodec {
+    fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
+        let configuration = metadata.configuration().cloned().ok_or_else(|| {
+            CastValueError::InvalidConfiguration(
+                "the configuration must name the target data_type".into(),
+            )
+        })?;
+        Ok(Codec::ArrayToArray(Arc::new(Self::from_configuration(
+            configuration,
+        )?)))
+    }
+}

@@ -1,0 +1,307 @@
+//! The adapter from chunk bytes to typed slices.
+//!
+//! A kernel converts a block of typed input elements into a block of typed output elements. This
+//! module feeds it from the bytes of a chunk:
+//! - owned input with an output that is not wider is converted in place (each input block is
+//!   copied to the stack first, so the output may overwrite it); otherwise the output goes to one
+//!   new buffer;
+//! - nothing assumes alignment: misaligned bytes pass through the same stack blocks;
+//! - large chunks are split over rayon threads when asked for.
+
+use std::borrow::Cow;
+use std::fmt::Debug;
+
+use bytemuck::Zeroable;
+use rayon::prelude::*;
+
+use crate::error::ElementFault;
+use crate::numeric::Storage;
+
+/// Elements per block: large enough to amortise per-block work, small enough that a block of
+/// input, output and flags stays in L1 cache.
+pub(crate) const BLOCK: usize = 1024;
+
+/// Fewest elements worth giving to another thread.
+pub(crate) const MIN_ELEMENTS_PER_TASK: usize = 1 << 17;
+
+/// The concurrency a chunk of `shape` can use: one thread per [`MIN_ELEMENTS_PER_TASK`] elements.
+pub(crate) fn recommended_concurrency(
+    shape: &[std::num::NonZeroU64],
+) -> zarrs::array::codec::api::RecommendedConcurrency {
+    use zarrs::array::codec::api::RecommendedConcurrency;
+    let elements = shape.iter().map(|d| d.get()).product::<u64>();
+    let tasks = usize::try_from(elements / MIN_ELEMENTS_PER_TASK as u64).unwrap_or(usize::MAX);
+    if tasks > 1 {
+        RecommendedConcurrency::new(1..tasks)
+    } else {
+        RecommendedConcurrency::new_maximum(1)
+    }
+}
+
+/// A conversion of blocks of elements.
+pub(crate) trait BlockKernel: Send + Sync + Debug + 'static {
+    /// The input element storage.
+    type In: Storage;
+    /// The output element storage.
+    type Out: Storage;
+
+    /// Converts `input` into `output` (same length, at most [`BLOCK`]).
+    ///
+    /// # Errors
+    /// Returns the first element without an acceptable result, indexed within the block.
+    fn convert(&self, input: &[Self::In], output: &mut [Self::Out]) -> Result<(), ElementFault>;
+}
+
+/// A kernel applied to whole chunks, with its element types erased.
+pub(crate) trait ChunkKernel: Send + Sync + Debug {
+    /// Converts the elements in `bytes` (native-endian elements of the input type).
+    ///
+    /// `concurrency` is the most threads the conversion may use.
+    ///
+    /// # Errors
+    /// Returns the first element without an acceptable result; nothing is returned then.
+    fn apply<'a>(
+        &self,
+        bytes: Cow<'a, [u8]>,
+        concurrency: usize,
+    ) -> Result<Cow<'a, [u8]>, ElementFault>;
+
+    /// The result of every element of `bytes` on its own: its output bits or its fault.
+    #[cfg(test)]
+    fn apply_each(&self, bytes: &[u8]) -> Vec<Result<u64, crate::error::FaultKind>>;
+}
+
+impl<K: BlockKernel> ChunkKernel for K {
+    fn apply<'a>(
+        &self,
+        bytes: Cow<'a, [u8]>,
+        concurrency: usize,
+    ) -> Result<Cow<'a, [u8]>, ElementFault> {
+        let in_size = size_of::<K::In>();
+        let out_size = size_of::<K::Out>();
+        let n = bytes.len() / in_size;
+        let tasks = concurrency.min(n / MIN_ELEMENTS_PER_TASK).max(1);
+        match bytes {
+            // In place when owned and not wider; with several threads only at equal width, where
+            // every thread's output covers exactly its own input.
+            Cow::Owned(mut buffer) if out_size == in_size || (out_size < in_size && tasks == 1) => {
+                convert_in_place(self, &mut buffer, n, tasks)?;
+                buffer.truncate(n * out_size);
+                Ok(Cow::Owned(buffer))
+            }
+            bytes => {
+                let mut output = vec![0u8; n * out_size];
+                convert_to(self, &bytes, &mut output, n, tasks)?;
+                Ok(Cow::Owned(output))
+            }
+        }
+    }
+
+    #[cfg(test)]
+    fn apply_each(&self, bytes: &[u8]) -> Vec<Result<u64, crate::error::FaultKind>> {
+        let input: Vec<K::In> = bytes
+            .chunks_exact(size_of::<K::In>())
+            .map(bytemuck::pod_read_unaligned)
+            .collect();
+        let mut results = Vec::with_capacity(input.len());
+        for block in input.chunks(BLOCK) {
+            let mut output = vec![K::Out::zeroed(); block.len()];
+            if self.convert(block, &mut output).is_ok() {
+                results.extend(output.iter().map(|y| Ok(y.to_bits())));
+            } else {
+                for x in block {
+                    let mut y = [K::Out::zeroed()];
+                    let result = self.convert(std::slice::from_ref(x), &mut y);
+                    results.push(result.map(|()| y[0].to_bits()).map_err(|fault| fault.kind));
+                }
+            }
+        }
+        results
+    }
+}
+
+/// Splits `n` elements into `tasks` ranges of whole blocks.
+fn task_len(n: usize, tasks: usize) -> usize {
+    n.div_ceil(tasks).next_multiple_of(BLOCK).max(BLOCK)
+}
+
+fn first_fault(
+    results: Vec<Result<(), ElementFault>>,
+    task_elements: usize,
+) -> Result<(), ElementFault> {
+    for (task, result) in results.into_iter().enumerate() {
+        if let Err(mut fault) = result {
+            fault.index += task * task_elements;
+            return Err(fault);
+        }
+    }
+    Ok(())
+}
+
+fn convert_in_place<K: BlockKernel>(
+    kernel: &K,
+    buffer: &mut [u8],
+    n: usize,
+    tasks: usize,
+) -> Result<(), ElementFault> {
+    let in_size = size_of::<K::In>();
+    if tasks == 1 {
+        return convert_range_in_place(kernel, &mut buffer[..n * in_size], n);
+    }
+    let per_task = task_len(n, tasks);
+    let results = buffer[..n * in_size]
+        .par_chunks_mut(per_task * in_size)
+        .map(|part| convert_range_in_place(kernel, part, part.len() / in_size))
+        .collect();
+    first_fault(results, per_task)
+}
+
+fn convert_to<K: BlockKernel>(
+    kernel: &K,
+    input: &[u8],
+    output: &mut [u8],
+    n: usize,
+    tasks: usize,
+) -> Result<(), ElementFault> {
+    let (in_size, out_size) = (size_of::<K::In>(), size_of::<K::Out>());
+    let input = &input[..n * in_size];
+    if tasks == 1 {
+        return convert_range(kernel, input, output);
+    }
+    let per_task = task_len(n, tasks);
+    let results = input
+        .par_chunks(per_task * in_size)
+        .zip(output.par_chunks_mut(per_task * out_size))
+        .map(|(i, o)| convert_range(kernel, i, o))
+        .collect();
+    first_fault(results, per_task)
+}
+
+/// Converts `n` elements whose input bytes start at the beginning of `buffer`, writing the output
+/// from the beginning of `buffer` (output elements are not wider than input elements).
+fn convert_range_in_place<K: BlockKernel>(
+    kernel: &K,
+    buffer: &mut [u8],
+    n: usize,
+) -> Result<(), ElementFault> {
+    let (in_size, out_size) = (size_of::<K::In>(), size_of::<K::Out>());
+    let mut staged = [K::In::zeroed(); BLOCK];
+    let mut start = 0;
+    while start < n {
+        let len = BLOCK.min(n - start);
+        let input = &mut staged[..len];
+        bytemuck::cast_slice_mut(input)
+            .copy_from_slice(&buffer[start * in_size..(start + len) * in_size]);
+        // The output of this block ends before the input of the next one begins.
+        let output = &mut buffer[start * out_size..(start + len) * out_size];
+        convert_block(kernel, input, output).map_err(|f| f.offset(start))?;
+        start += len;
+    }
+    Ok(())
+}
+
+/// Converts the elements of `input` into `output`.
+fn convert_range<K: BlockKernel>(
+    kernel: &K,
+    input: &[u8],
+    output: &mut [u8],
+) -> Result<(), ElementFault> {
+    let (in_size, out_size) = (size_of::<K::In>(), size_of::<K::Out>());
+    let n = input.len() / in_size;
+    let typed = bytemuck::try_cast_slice::<u8, K::In>(input).ok();
+    let mut staged = [K::In::zeroed(); BLOCK];
+    let mut start = 0;
+    while start < n {
+        let len = BLOCK.min(n - start);
+        let block: &[K::In] = if let Some(typed) = typed {
+            &typed[start..start + len]
+        } else {
+            // Misaligned input: copy the block to the stack.
+            let block = &mut staged[..len];
+            bytemuck::cast_slice_mut(block)
+                .copy_from_slice(&input[start * in_size..(start + len) * in_size]);
+            block
+        };
+        let out = &mut output[start * out_size..(start + len) * out_size];
+        convert_block(kernel, block, out).map_err(|f| f.offset(start))?;
+        start += len;
+    }
+    Ok(())
+}
+
+/// Converts one block into output bytes, directly when they are aligned for the output type.
+fn convert_block<K: BlockKernel>(
+    kernel: &K,
+    input: &[K::In],
+    output: &mut [u8],
+) -> Result<(), ElementFault> {
+    if let Ok(typed) = bytemuck::try_cast_slice_mut::<u8, K::Out>(output) {
+        kernel.convert(input, typed)
+    } else {
+        let mut staged = [K::Out::zeroed(); BLOCK];
+        let block = &mut staged[..input.len()];
+        kernel.convert(input, block)?;
+        output.copy_from_slice(bytemuck::cast_slice(block));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::FaultKind;
+    use crate::numeric::Value;
+
+    /// Narrows u32 to u16, failing on values above `u16::MAX`.
+    #[derive(Debug)]
+    struct Narrow;
+    impl BlockKernel for Narrow {
+        type In = u32;
+        type Out = u16;
+        fn convert(&self, input: &[u32], output: &mut [u16]) -> Result<(), ElementFault> {
+            for (i, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
+                *y = u16::try_from(x).map_err(|_| ElementFault {
+                    index: i,
+                    kind: FaultKind::OutOfRange,
+                    value: Value::from_u64(u64::from(x)),
+                })?;
+            }
+            Ok(())
+        }
+    }
+
+    fn bytes(values: impl Iterator<Item = u32>) -> Vec<u8> {
+        values.flat_map(u32::to_ne_bytes).collect()
+    }
+
+    #[test]
+    fn in_place_borrowed_misaligned_and_parallel_conversions_agree() {
+        let n = 3 * MIN_ELEMENTS_PER_TASK + 17;
+        let expected: Vec<u8> = (0..n)
+            .flat_map(|i| u16::try_from(i % 65_536).unwrap().to_ne_bytes())
+            .collect();
+        let input = bytes((0..n).map(|i| u32::try_from(i % 65_536).unwrap()));
+        for tasks in [1, 3] {
+            let owned = Narrow.apply(Cow::Owned(input.clone()), tasks).unwrap();
+            assert_eq!(owned.as_ref(), expected.as_slice());
+            let borrowed = Narrow.apply(Cow::Borrowed(&input), tasks).unwrap();
+            assert_eq!(borrowed.as_ref(), expected.as_slice());
+        }
+        let mut shifted = vec![0u8; input.len() + 1];
+        shifted[1..].copy_from_slice(&input);
+        let misaligned = Narrow.apply(Cow::Borrowed(&shifted[1..]), 1).unwrap();
+        assert_eq!(misaligned.as_ref(), expected.as_slice());
+    }
+
+    #[test]
+    fn the_first_faulty_element_is_reported_by_its_chunk_index() {
+        let n = 2 * MIN_ELEMENTS_PER_TASK;
+        let bad = [n / 2 + 5, n - 1];
+        let input = bytes((0..n).map(|i| if bad.contains(&i) { 70_000 } else { 1 }));
+        for tasks in [1, 2] {
+            let fault = Narrow.apply(Cow::Owned(input.clone()), tasks).unwrap_err();
+            assert_eq!(fault.index, bad[0]);
+            assert_eq!(fault.value, Value::from_u64(70_000));
+        }
+    }
+}

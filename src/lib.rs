@@ -1,0 +1,66 @@
+//! The `scale_offset` and `cast_value` Zarr V3 array-to-array codecs for [`zarrs`].
+//!
+//! Together they store floating-point data as small integers (float64 reflectances as uint16,
+//! say), with NaN and other special values mapped explicitly; they supersede the legacy
+//! `numcodecs.fixedscaleoffset` codec. zarr-python 3.2+ writes such arrays.
+//!
+//! | Codec | Specification | Data types |
+//! |---|---|---|
+//! | [`scale_offset`] | [zarr-extensions/codecs/scale_offset](https://github.com/zarr-developers/zarr-extensions/tree/main/codecs/scale_offset) | every integer and float type of zarrs |
+//! | [`cast_value`] | [zarr-extensions/codecs/cast_value](https://github.com/zarr-developers/zarr-extensions/tree/main/codecs/cast_value) | every integer and float type of zarrs, on both sides |
+//!
+//! ## Usage
+//! Add the crate and name it once in the application, so the linker keeps its codec
+//! registrations; `Array::open` then finds both codecs by name:
+//! ```rust
+//! use zarrs_scale_offset_cast as _;
+//! # use std::sync::Arc;
+//! # use zarrs::array::{Array, ArrayBuilder, ArrayMetadata, data_type};
+//! # use zarrs::storage::store::MemoryStore;
+//! # let store = Arc::new(MemoryStore::new());
+//! # let metadata: ArrayMetadata = serde_json::from_str(r#"{
+//! #   "zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "float64",
+//! #   "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
+//! #   "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN",
+//! #   "codecs": [
+//! #     {"name": "scale_offset", "configuration": {"offset": -10, "scale": 0.1}},
+//! #     {"name": "cast_value", "configuration": {"data_type": "uint8", "rounding": "nearest-even",
+//! #       "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}},
+//! #     {"name": "bytes"}
+//! #   ]
+//! # }"#)?;
+//! # Array::new_with_metadata(store.clone(), "/a", metadata)?.store_metadata()?;
+//! let array = Array::open(store, "/a")?;
+//! zarrs_scale_offset_cast::validate_array(&array)?; // optional: every check up front
+//! array.store_array_subset(&[0..4], vec![0.0, 1270.0, f64::NAN, 2540.0])?;
+//! let values: Vec<f64> = array.retrieve_array_subset(&[0..4])?;
+//! assert_eq!(values[1], 1270.0);
+//! assert!(values[2].is_nan());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! zarrs shows an array-to-array codec its data type only when chunks are encoded or decoded, so
+//! configuration errors that depend on the data type (an `offset` that is not a value of it, an
+//! unsupported data type, a fill value that cannot be cast) surface at the first read or write,
+//! before any chunk is touched. [`validate_array`] runs all of them right after `Array::open`.
+//!
+//! ## Licence
+//! `zarrs_scale_offset_cast` is licensed under either of the Apache License, Version 2.0, or the
+//! MIT license, at your option.
+
+mod binding;
+pub mod cast_value;
+mod chunk;
+mod dispatch;
+mod error;
+mod lut;
+mod numeric;
+#[cfg(test)]
+mod reference;
+pub mod scale_offset;
+mod validate;
+
+pub use cast_value::{CastValueCodec, CastValueError};
+pub use error::Direction;
+pub use scale_offset::{ScaleOffsetCodec, ScaleOffsetError};
+pub use validate::validate_array;

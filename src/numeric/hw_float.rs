@@ -1,0 +1,184 @@
+//! The floats the hardware computes with (f32 and f64), and exact rounding to integers.
+//!
+//! Rounding to an integer uses the classic exact trick: for `|x| < 2^(precision - 1)`,
+//! `(|x| + 2^(precision - 1)) - 2^(precision - 1)` rounds `|x|` to an integer, ties to even, in the
+//! default IEEE rounding mode; above that every float is already an integer. The other modes
+//! adjust that result by one where it lies on the wrong side. Everything is compares and selects,
+//! so loops over it vectorise without the SSE4.1 rounding instructions.
+
+use num_traits::{AsPrimitive, Float};
+
+use super::{FloatFormat, RoundingMode, Storage};
+
+/// f32 or f64.
+pub(crate) trait HwFloat:
+    Float
+    + Storage
+    + AsPrimitive<i8>
+    + AsPrimitive<i16>
+    + AsPrimitive<i32>
+    + AsPrimitive<i64>
+    + AsPrimitive<u8>
+    + AsPrimitive<u16>
+    + AsPrimitive<u32>
+    + AsPrimitive<u64>
+    + AsPrimitive<f32>
+    + AsPrimitive<f64>
+{
+    /// The format.
+    const FORMAT: FloatFormat;
+    /// `2^(precision - 1)`: from this magnitude up every value is an integer.
+    const INTEGRAL: Self;
+    /// One half.
+    const HALF: Self;
+}
+
+impl HwFloat for f32 {
+    const FORMAT: FloatFormat = FloatFormat::FLOAT32;
+    const INTEGRAL: Self = 8_388_608.0;
+    const HALF: Self = 0.5;
+}
+
+impl HwFloat for f64 {
+    const FORMAT: FloatFormat = FloatFormat::FLOAT64;
+    const INTEGRAL: Self = 4_503_599_627_370_496.0;
+    const HALF: Self = 0.5;
+}
+
+/// `|x|` rounded to an integer, ties to even (NaN and infinities unchanged).
+#[inline]
+fn magnitude_ties_even<F: HwFloat>(a: F) -> F {
+    let t = (a + F::INTEGRAL) - F::INTEGRAL;
+    if a < F::INTEGRAL { t } else { a }
+}
+
+/// `x` rounded to an integer in `mode`, exactly; NaN and ±Infinity pass through.
+///
+/// Every mode is a rounding of the magnitude (down or up), and the result carries the sign of `x`
+/// (`ceil(-0.5)` is `-0`).
+#[expect(
+    clippy::inline_always,
+    reason = "called with a constant mode, which must fold into one loop per mode"
+)]
+#[inline(always)]
+pub(crate) fn round_to_integral<F: HwFloat>(x: F, mode: RoundingMode) -> F {
+    let a = x.abs();
+    let nearest = magnitude_ties_even(a);
+    let down = if nearest > a {
+        nearest - F::one()
+    } else {
+        nearest
+    };
+    let up = if nearest < a {
+        nearest + F::one()
+    } else {
+        nearest
+    };
+    let negative = x.is_sign_negative();
+    let magnitude = match mode {
+        RoundingMode::NearestEven => nearest,
+        RoundingMode::TowardsZero => down,
+        RoundingMode::TowardsPositive => {
+            if negative {
+                down
+            } else {
+                up
+            }
+        }
+        RoundingMode::TowardsNegative => {
+            if negative {
+                up
+            } else {
+                down
+            }
+        }
+        // a - down is exact: either down = 0, or down ≤ a < down + 1 with down ≥ 1.
+        RoundingMode::NearestAway => {
+            if a - down >= F::HALF {
+                down + F::one()
+            } else {
+                down
+            }
+        }
+    };
+    magnitude.copysign(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MODES: [RoundingMode; 5] = [
+        RoundingMode::NearestEven,
+        RoundingMode::NearestAway,
+        RoundingMode::TowardsZero,
+        RoundingMode::TowardsPositive,
+        RoundingMode::TowardsNegative,
+    ];
+
+    fn reference(x: f64, mode: RoundingMode) -> f64 {
+        match mode {
+            RoundingMode::NearestEven => x.round_ties_even(),
+            RoundingMode::NearestAway => x.round(),
+            RoundingMode::TowardsZero => x.trunc(),
+            RoundingMode::TowardsPositive => x.ceil(),
+            RoundingMode::TowardsNegative => x.floor(),
+        }
+    }
+
+    #[test]
+    fn rounding_matches_the_standard_library_at_hard_points() {
+        let hard = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            2.5,
+            -2.5,
+            0.499_999_999_999_999_94,
+            4_503_599_627_370_495.5,
+            -4_503_599_627_370_495.5,
+            4_503_599_627_370_497.0,
+            9.007_199_254_740_993e15,
+            1e300,
+            -1e300,
+            5e-324,
+            -5e-324,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ];
+        for mode in MODES {
+            for x in hard {
+                let (got, want) = (round_to_integral(x, mode), reference(x, mode));
+                assert_eq!(got.to_bits(), want.to_bits(), "{x} {mode:?}");
+            }
+            assert!(round_to_integral(f64::NAN, mode).is_nan());
+        }
+    }
+
+    #[test]
+    fn rounding_matches_the_standard_library_for_every_float32_exponent() {
+        for mode in MODES {
+            for bits in (0..=u32::MAX).step_by(65_521) {
+                let x = f32::from_bits(bits);
+                if x.is_nan() {
+                    continue;
+                }
+                let want = reference(f64::from(x), mode);
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    reason = "integral f32 values are exact"
+                )]
+                let want = want as f32;
+                assert_eq!(
+                    round_to_integral(x, mode).to_bits(),
+                    want.to_bits(),
+                    "{x} {mode:?}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! The `scale_offset` arithmetic of one element, exactly as the specification defines it: in the
+//! arithmetic of the data type, each operation rounded to the type, every intermediate and final
+//! value required to be representable.
+//!
+//! - Integers compute exactly (in `i128`) and check the type's range after each operation; decoding
+//!   also requires the division by the scale to be exact.
+//! - float64 computes in float64. The other float types compute each operation in float64 and
+//!   round the result to the type (nearest-even). That is the correctly rounded result of the
+//!   operation in the type itself: float64 has more than `2p + 2` significand bits for every other
+//!   format (`p` ≤ 24), so the double rounding is innocuous for +, -, × and ÷.
+//! - A finite operation whose result is beyond the finite range is an error; operations on
+//!   infinities and NaN follow IEEE 754.
+
+use crate::error::FaultKind;
+use crate::numeric::{
+    FloatFormat, IntFormat, Kind, RoundingMode, Value, decode, encode, exact_f64,
+};
+
+/// `offset` and `scale`, read for the codec's data type. `None` is the identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Parameters {
+    /// The value subtracted when encoding.
+    pub(crate) offset: Option<Value>,
+    /// The value multiplied by when encoding.
+    pub(crate) scale: Option<Value>,
+}
+
+impl Parameters {
+    /// Whether the codec does nothing (no arithmetic at all, so -0 stays -0).
+    pub(crate) const fn is_identity(&self) -> bool {
+        self.offset.is_none() && self.scale.is_none()
+    }
+}
+
+/// `(x - offset) * scale`.
+pub(crate) fn encode_element(
+    kind: Kind,
+    parameters: Parameters,
+    x: Value,
+) -> Result<Value, FaultKind> {
+    match kind {
+        Kind::Int(format) => {
+            let x = integer(x);
+            let a = parameters
+                .offset
+                .map_or(Some(x), |o| x.checked_sub(integer(o)));
+            let b = a.and_then(|a| in_range(format, a)).and_then(|a| {
+                parameters
+                    .scale
+                    .map_or(Some(a), |s| a.checked_mul(integer(s)))
+            });
+            b.and_then(|b| in_range(format, b))
+                .map(integer_value)
+                .ok_or(FaultKind::OutOfRange)
+        }
+        Kind::Float(format) => {
+            let x = float(x);
+            let a = match parameters.offset {
+                Some(o) => float_op(format, x, float(o), |a, b| a - b)?,
+                None => x,
+            };
+            let b = match parameters.scale {
+                Some(s) => float_op(format, a, float(s), |a, b| a * b)?,
+                None => a,
+            };
+            Ok(Value::from_f64(b))
+        }
+    }
+}
+
+/// `(x / scale) + offset`.
+pub(crate) fn decode_element(
+    kind: Kind,
+    parameters: Parameters,
+    x: Value,
+) -> Result<Value, FaultKind> {
+    match kind {
+        Kind::Int(format) => {
+            let x = integer(x);
+            let a = match parameters.scale {
+                Some(s) => {
+                    let s = integer(s);
+                    if x % s != 0 {
+                        return Err(FaultKind::NotExact);
+                    }
+                    x / s
+                }
+                None => x,
+            };
+            let b = in_range(format, a).and_then(|a| {
+                parameters
+                    .offset
+                    .map_or(Some(a), |o| a.checked_add(integer(o)))
+            });
+            b.and_then(|b| in_range(format, b))
+                .map(integer_value)
+                .ok_or(FaultKind::OutOfRange)
+        }
+        Kind::Float(format) => {
+            let x = float(x);
+            let a = match parameters.scale {
+                Some(s) => float_op(format, x, float(s), |a, b| a / b)?,
+                None => x,
+            };
+            let b = match parameters.offset {
+                Some(o) => float_op(format, a, float(o), |a, b| a + b)?,
+                // `+ 0` where the type has a zero: a missing offset is the additive identity, and
+                // with a scale present the sum is computed (-0 + 0 is +0).
+                None if parameters.scale.is_some() && format.zero_bits(false).is_some() => {
+                    float_op(format, a, 0.0, |a, b| a + b)?
+                }
+                None => a,
+            };
+            Ok(Value::from_f64(b))
+        }
+    }
+}
+
+/// One operation in the arithmetic of `format`.
+fn float_op(
+    format: FloatFormat,
+    a: f64,
+    b: f64,
+    op: impl Fn(f64, f64) -> f64,
+) -> Result<f64, FaultKind> {
+    let r = op(a, b);
+    if r.is_infinite() && a.is_finite() && b.is_finite() {
+        return Err(FaultKind::OutOfRange);
+    }
+    if format == FloatFormat::FLOAT64 {
+        return Ok(r);
+    }
+    let kind = Kind::Float(format);
+    let bits = encode(Value::from_f64(r), kind, RoundingMode::NearestEven, None)?;
+    Ok(exact_f64(decode(kind, bits)).expect("every float format widens exactly to float64"))
+}
+
+fn float(v: Value) -> f64 {
+    exact_f64(v).expect("every float element widens exactly to float64")
+}
+
+fn integer(v: Value) -> i128 {
+    match v {
+        Value::Finite {
+            negative,
+            significand,
+            exponent: 0,
+        } => {
+            let m = i128::from(significand);
+            if negative { -m } else { m }
+        }
+        other => unreachable!("integer elements have exponent 0: {other:?}"),
+    }
+}
+
+fn in_range(format: IntFormat, x: i128) -> Option<i128> {
+    (format.min()..=format.max()).contains(&x).then_some(x)
+}
+
+fn integer_value(x: i128) -> Value {
+    let magnitude = u64::try_from(x.unsigned_abs()).expect("within a 64-bit range");
+    Value::Finite {
+        negative: x < 0,
+        significand: magnitude,
+        exponent: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numeric::NumericType;
+
+    fn params(offset: Option<f64>, scale: Option<f64>) -> Parameters {
+        Parameters {
+            offset: offset.map(Value::from_f64),
+            scale: scale.map(Value::from_f64),
+        }
+    }
+
+    #[test]
+    fn float32_computes_each_operation_in_float32() {
+        // (1 - -2^-24) rounds to 1 in float32; times 3 is 3 (not 3 + 3 × 2^-24).
+        let p = params(Some(-5.960_464_477_539_063e-8), Some(3.0));
+        let kind = NumericType::Float32.kind();
+        assert_eq!(
+            encode_element(kind, p, Value::from_f64(1.0)),
+            Ok(Value::from_f64(3.0))
+        );
+    }
+
+    #[test]
+    fn a_finite_value_overflowing_is_an_error() {
+        let kind = NumericType::Float32.kind();
+        let p = params(None, Some(2.0));
+        assert_eq!(
+            encode_element(kind, p, Value::from_f64(3e38)),
+            Err(FaultKind::OutOfRange)
+        );
+        let kind = NumericType::Float8E4M3.kind();
+        let p = params(Some(1.0), Some(3.0));
+        assert_eq!(
+            encode_element(kind, p, Value::from_f64(80.0)),
+            Ok(Value::from_f64(240.0))
+        );
+        assert_eq!(
+            encode_element(kind, p, Value::from_f64(88.0)),
+            Err(FaultKind::OutOfRange)
+        );
+    }
+
+    #[test]
+    fn integer_decoding_is_exact_and_checks_intermediates() {
+        let kind = NumericType::Int8.kind();
+        let p = Parameters {
+            offset: Some(Value::from_i64(-1)),
+            scale: Some(Value::from_i64(-1)),
+        };
+        assert_eq!(
+            decode_element(kind, p, Value::from_i64(-128)),
+            Err(FaultKind::OutOfRange)
+        );
+        let p = Parameters {
+            offset: None,
+            scale: Some(Value::from_i64(2)),
+        };
+        assert_eq!(
+            decode_element(kind, p, Value::from_i64(3)),
+            Err(FaultKind::NotExact)
+        );
+    }
+
+    #[test]
+    fn decoding_with_a_scale_and_no_offset_adds_zero() {
+        let kind = NumericType::Float32.kind();
+        let p = params(None, Some(2.0));
+        assert_eq!(
+            decode_element(kind, p, Value::from_f64(-0.0)),
+            Ok(Value::from_f64(0.0))
+        );
+        let e8m0 = NumericType::Float8E8M0FNU.kind();
+        assert_eq!(
+            decode_element(e8m0, p, Value::from_f64(4.0)),
+            Ok(Value::from_f64(2.0))
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! Errors of the `scale_offset` codec.
+
+use zarrs::array::DataType;
+
+use crate::Direction;
+
+/// An error of the `scale_offset` codec.
+///
+/// zarrs reports configuration errors as
+/// [`PluginCreateError::ConfigurationInvalid`](zarrs::plugin::PluginCreateError) and the others as
+/// [`CodecError::Other`](zarrs::array::codec::api::CodecError) (or
+/// [`CodecError::UnsupportedDataType`](zarrs::array::codec::api::CodecError)) with this message.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScaleOffsetError {
+    /// The configuration is invalid.
+    #[error("scale_offset: {0}")]
+    InvalidConfiguration(String),
+    /// The scale is zero, so decoding would divide by zero.
+    #[error("scale_offset: scale must not be zero (decoding divides by it)")]
+    ZeroScale,
+    /// The data type entering the codec is not a real-number data type.
+    #[error(
+        "scale_offset: data type {} is not supported; scale_offset applies to integer and floating-point data types",
+        data_type.name_v3().unwrap_or_default()
+    )]
+    UnsupportedDataType {
+        /// The data type.
+        data_type: DataType,
+    },
+    /// `offset` or `scale` is not a value of the input data type.
+    #[error("scale_offset: {field} {json} is not a valid {data_type} value: {reason}")]
+    InvalidParameter {
+        /// `"offset"` or `"scale"`.
+        field: &'static str,
+        /// The JSON of the parameter.
+        json: String,
+        /// The input data type of the codec.
+        data_type: &'static str,
+        /// Why it is not.
+        reason: String,
+    },
+    /// An element has no representable result.
+    #[error("scale_offset: cannot {direction} element {index} ({value}) of {data_type}: {reason}")]
+    Element {
+        /// Encoding or decoding.
+        direction: Direction,
+        /// The index of the element in the chunk (or chunk subset) being converted.
+        index: usize,
+        /// The value of the element.
+        value: String,
+        /// The data type.
+        data_type: &'static str,
+        /// Why it failed and what to change.
+        reason: String,
+    },
+    /// The fill value cannot pass through the codec.
+    #[error(
+        "scale_offset: the fill value {value} of data type {data_type} cannot be encoded: {reason}"
+    )]
+    FillValue {
+        /// The fill value.
+        value: String,
+        /// Its data type.
+        data_type: &'static str,
+        /// Why it fails.
+        reason: String,
+    },
+}
