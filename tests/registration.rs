@@ -1,0 +1,28 @@
+//! The codecs register by name for any binary that names the crate.
+//!
+//! This file is a binary of its own that uses nothing from the crate but this line; without it
+//! the linker would drop the crate and its registrations.
+use zarrs_scale_offset_cast as _;
+
+use zarrs::array::codec::api::Codec;
+use zarrs::metadata::v3::MetadataV3;
+
+#[test]
+fn both_codecs_are_found_by_name() {
+    for json in [
+        r#"{"name": "scale_offset", "configuration": {"offset": 1, "scale": 2}}"#,
+        r#""scale_offset""#,
+        r#"{"name": "cast_value", "configuration": {"data_type": "uint8"}}"#,
+    ] {
+        let metadata: MetadataV3 = serde_json::from_str(json).unwrap();
+        let codec = Codec::from_metadata(&metadata).unwrap_or_else(|e| panic!("{json}: {e}"));
+        assert!(matches!(codec, Codec::ArrayToArray(_)), "{json}");
+    }
+}
+
+#[test]
+fn an_unknown_codec_is_still_reported_as_unsupported() {
+    let metadata = MetadataV3::new("scale_offset_v2");
+    let error = Codec::from_metadata(&metadata).err().unwrap().to_string();
+    assert_eq!(error, "codec scale_offset_v2 is not supported");
+}
