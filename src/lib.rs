@@ -57,6 +57,8 @@ mod lut;
 mod numeric;
 #[cfg(test)]
 mod reference;
+#[cfg(test)]
+mod roundtrip_tests;
 pub mod scale_offset;
 mod validate;
 

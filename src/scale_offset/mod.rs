@@ -40,7 +40,7 @@ mod config;
 mod error;
 pub(crate) mod kernel;
 #[cfg(test)]
-mod reference_tests;
+pub(crate) mod reference_tests;
 
 use std::sync::Arc;
 

@@ -87,7 +87,7 @@ fn from_f64(v: f64) -> RefValue {
 }
 
 /// `(x - offset) * scale` or `(x / scale) + offset` by the reference.
-fn reference(
+pub(crate) fn reference(
     t: NumericType,
     rounder: &Reference,
     direction: Direction,
