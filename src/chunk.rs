@@ -2,14 +2,15 @@
 //!
 //! A kernel converts a block of typed input elements into a block of typed output elements. This
 //! module feeds it from the bytes of a chunk:
-//! - owned input with an output that is not wider is converted in place (each input block is
-//!   copied to the stack first, so the output may overwrite it); otherwise the output goes to one
-//!   new buffer;
+//! - owned input with an output that is not wider is converted in place: at equal width where it
+//!   is when the kernel can, else block by block through a copy on the stack where the output of a
+//!   block would overwrite its own input; otherwise the output goes to one new buffer;
 //! - nothing assumes alignment: misaligned bytes pass through the same stack blocks;
 //! - large chunks are split over rayon threads when asked for.
 
 use std::borrow::Cow;
 use std::fmt::Debug;
+use std::ops::Range;
 
 use bytemuck::Zeroable;
 use rayon::prelude::*;
@@ -20,6 +21,14 @@ use crate::numeric::Storage;
 /// Elements per block: large enough to amortise per-block work, small enough that a block of
 /// input, output and flags stays in L1 cache.
 pub(crate) const BLOCK: usize = 1024;
+
+/// Chunks with more input bytes than this are assumed to come from memory rather than cache, and
+/// each block asks for the next one to be loaded while it is converted.
+const PREFETCH_MIN_BYTES: usize = 1 << 20;
+
+/// Input bytes converted between two rounds of prefetching: a burst of prefetches for a whole
+/// block would queue the block's own loads behind it.
+const PIECE_BYTES: usize = 2048;
 
 /// Fewest elements worth giving to another thread.
 pub(crate) const MIN_ELEMENTS_PER_TASK: usize = 1 << 17;
@@ -50,6 +59,16 @@ pub(crate) trait BlockKernel: Send + Sync + Debug + 'static {
     /// # Errors
     /// Returns the first element without an acceptable result, indexed within the block.
     fn convert(&self, input: &[Self::In], output: &mut [Self::Out]) -> Result<(), ElementFault>;
+
+    /// Converts a leading part of `data` in place, exactly as [`Self::convert`] would, for a
+    /// kernel whose output type is its input type, and returns its length; the rest of `data` is
+    /// left unchanged and goes through [`Self::convert`]. The default converts nothing.
+    ///
+    /// The part must end before any element that [`Self::convert`] rejects.
+    fn convert_in_place(&self, data: &mut [Self::In]) -> usize {
+        let _ = data;
+        0
+    }
 }
 
 /// A kernel applied to whole chunks, with its element types erased.
@@ -106,7 +125,30 @@ impl<K: BlockKernel> ChunkKernel for K {
         let mut results = Vec::with_capacity(input.len());
         for block in input.chunks(BLOCK) {
             let mut output = vec![K::Out::zeroed(); block.len()];
-            if self.convert(block, &mut output).is_ok() {
+            let converted = self.convert(block, &mut output);
+            // The in-place conversion, where the kernel offers one, must agree, stop before any
+            // rejected element, and leave the rest unchanged.
+            let mut data = block.to_vec();
+            let done = self.convert_in_place(&mut data);
+            if done > 0 {
+                if let Err(fault) = &converted {
+                    assert!(fault.index >= done, "in place took a rejected element");
+                }
+                let bits =
+                    |values: &[K::In]| values.iter().map(|y| y.to_bits()).collect::<Vec<_>>();
+                let expected: Vec<u64> = output[..done].iter().map(|y| y.to_bits()).collect();
+                assert_eq!(
+                    bits(&data[..done]),
+                    expected,
+                    "in place and convert disagree"
+                );
+                assert_eq!(
+                    bits(&data[done..]),
+                    bits(&block[done..]),
+                    "in place changed the rest"
+                );
+            }
+            if converted.is_ok() {
                 results.extend(output.iter().map(|y| Ok(y.to_bits())));
             } else {
                 for x in block {
@@ -179,6 +221,11 @@ fn convert_to<K: BlockKernel>(
 
 /// Converts `n` elements whose input bytes start at the beginning of `buffer`, writing the output
 /// from the beginning of `buffer` (output elements are not wider than input elements).
+///
+/// The output of a block ends before the input of the next block begins, so blocks are converted
+/// in order. At equal width, a block is converted where it is if the kernel can, else through a
+/// copy on the stack. When narrowing, a block whose output overlaps its own input (the first ones)
+/// is read through a copy on the stack; the others are read where they are.
 fn convert_range_in_place<K: BlockKernel>(
     kernel: &K,
     buffer: &mut [u8],
@@ -186,15 +233,35 @@ fn convert_range_in_place<K: BlockKernel>(
 ) -> Result<(), ElementFault> {
     let (in_size, out_size) = (size_of::<K::In>(), size_of::<K::Out>());
     let mut staged = [K::In::zeroed(); BLOCK];
+    let prefetch = n * in_size > PREFETCH_MIN_BYTES;
     let mut start = 0;
     while start < n {
         let len = BLOCK.min(n - start);
-        let input = &mut staged[..len];
-        bytemuck::cast_slice_mut(input)
-            .copy_from_slice(&buffer[start * in_size..(start + len) * in_size]);
-        // The output of this block ends before the input of the next one begins.
-        let output = &mut buffer[start * out_size..(start + len) * out_size];
-        convert_block(kernel, input, output).map_err(|f| f.offset(start))?;
+        let (head, tail) = buffer.split_at_mut(start * in_size);
+        let ahead = next_block(prefetch, &tail[len * in_size..], len * in_size);
+        let output_end = (start + len) * out_size;
+        let result = if in_size == out_size {
+            convert_block_in_place(kernel, &mut tail[..len * in_size], ahead)
+        } else if let Ok(input) = bytemuck::try_cast_slice::<u8, K::In>(&tail[..len * in_size])
+            && output_end <= head.len()
+        {
+            convert_block(
+                kernel,
+                input,
+                &mut head[start * out_size..output_end],
+                ahead,
+            )
+        } else {
+            let input = &mut staged[..len];
+            bytemuck::cast_slice_mut(input).copy_from_slice(&tail[..len * in_size]);
+            convert_block(
+                kernel,
+                input,
+                &mut buffer[start * out_size..output_end],
+                ahead,
+            )
+        };
+        result.map_err(|f| f.offset(start))?;
         start += len;
     }
     Ok(())
@@ -210,6 +277,7 @@ fn convert_range<K: BlockKernel>(
     let n = input.len() / in_size;
     let typed = bytemuck::try_cast_slice::<u8, K::In>(input).ok();
     let mut staged = [K::In::zeroed(); BLOCK];
+    let prefetch = input.len() > PREFETCH_MIN_BYTES;
     let mut start = 0;
     while start < n {
         let len = BLOCK.min(n - start);
@@ -222,28 +290,98 @@ fn convert_range<K: BlockKernel>(
                 .copy_from_slice(&input[start * in_size..(start + len) * in_size]);
             block
         };
+        let ahead = next_block(prefetch, &input[(start + len) * in_size..], len * in_size);
         let out = &mut output[start * out_size..(start + len) * out_size];
-        convert_block(kernel, block, out).map_err(|f| f.offset(start))?;
+        convert_block(kernel, block, out, ahead).map_err(|f| f.offset(start))?;
         start += len;
     }
     Ok(())
 }
 
+/// The addresses of the block after the current one, to load while the current one is converted:
+/// `next` from its start, at most `len` bytes; empty when not prefetching.
+fn next_block(prefetch: bool, next: &[u8], len: usize) -> Range<*const u8> {
+    if prefetch {
+        next[..len.min(next.len())].as_ptr_range()
+    } else {
+        next[..0].as_ptr_range()
+    }
+}
+
+/// The elements of a block converted between two rounds of prefetching, and the byte range of
+/// `ahead` to prefetch before each.
+fn pieces<T>(
+    ahead: &Range<*const u8>,
+    elements: usize,
+) -> impl Iterator<Item = (Range<usize>, Range<*const u8>)> {
+    let ahead_len = ahead.end as usize - ahead.start as usize;
+    let piece_len = if ahead_len == 0 {
+        BLOCK
+    } else {
+        (PIECE_BYTES / size_of::<T>()).clamp(1, BLOCK)
+    };
+    let start = ahead.start;
+    (0..elements).step_by(piece_len).map(move |first| {
+        let last = (first + piece_len).min(elements);
+        let from = (first * size_of::<T>()).min(ahead_len);
+        let to = (last * size_of::<T>()).min(ahead_len);
+        (
+            first..last,
+            start.wrapping_add(from)..start.wrapping_add(to),
+        )
+    })
+}
+
 /// Converts one block into output bytes, directly when they are aligned for the output type.
+///
+/// The block goes through the kernel in pieces, each preceded by the prefetch of the matching
+/// part of `ahead`, so that the loads of the next block overlap the arithmetic of this one
+/// rather than queueing in one burst.
 fn convert_block<K: BlockKernel>(
     kernel: &K,
     input: &[K::In],
     output: &mut [u8],
+    ahead: Range<*const u8>,
 ) -> Result<(), ElementFault> {
-    if let Ok(typed) = bytemuck::try_cast_slice_mut::<u8, K::Out>(output) {
-        kernel.convert(input, typed)
-    } else {
-        let mut staged = [K::Out::zeroed(); BLOCK];
-        let block = &mut staged[..input.len()];
-        kernel.convert(input, block)?;
-        output.copy_from_slice(bytemuck::cast_slice(block));
-        Ok(())
+    let mut staged = [K::Out::zeroed(); BLOCK];
+    let typed = bytemuck::try_cast_slice_mut::<u8, K::Out>(output);
+    let direct = typed.is_ok();
+    let out: &mut [K::Out] = match typed {
+        Ok(typed) => typed,
+        Err(_) => &mut staged[..input.len()],
+    };
+    for (range, next) in pieces::<K::In>(&ahead, input.len()) {
+        crate::simd::prefetch(next);
+        let first = range.start;
+        kernel
+            .convert(&input[range.clone()], &mut out[range])
+            .map_err(|f| f.offset(first))?;
     }
+    if !direct {
+        output.copy_from_slice(bytemuck::cast_slice(&staged[..input.len()]));
+    }
+    Ok(())
+}
+
+/// Converts one block in place, input and output of equal width: as far as the kernel can where
+/// it is (a single pass, which the hardware prefetcher follows unaided), the rest through a copy
+/// on the stack, prefetching `ahead`.
+fn convert_block_in_place<K: BlockKernel>(
+    kernel: &K,
+    data: &mut [u8],
+    ahead: Range<*const u8>,
+) -> Result<(), ElementFault> {
+    let size = size_of::<K::In>();
+    let done = bytemuck::try_cast_slice_mut::<u8, K::In>(data)
+        .map_or(0, |typed| kernel.convert_in_place(typed));
+    let rest = &mut data[done * size..];
+    if rest.is_empty() {
+        return Ok(());
+    }
+    let mut staged = [K::In::zeroed(); BLOCK];
+    let input = &mut staged[..rest.len() / size];
+    bytemuck::cast_slice_mut(input).copy_from_slice(rest);
+    convert_block(kernel, input, rest, ahead).map_err(|f| f.offset(done))
 }
 
 #[cfg(test)]
@@ -267,6 +405,65 @@ mod tests {
                 })?;
             }
             Ok(())
+        }
+    }
+
+    /// Halves u32, failing on odd values; in place only up to the first value of a million or
+    /// more (or the first odd one).
+    #[derive(Debug)]
+    struct Halve;
+    impl BlockKernel for Halve {
+        type In = u32;
+        type Out = u32;
+        fn convert(&self, input: &[u32], output: &mut [u32]) -> Result<(), ElementFault> {
+            for (i, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
+                if x % 2 == 1 {
+                    return Err(ElementFault {
+                        index: i,
+                        kind: FaultKind::NotExact,
+                        value: Value::from_u64(u64::from(x)),
+                    });
+                }
+                *y = x / 2;
+            }
+            Ok(())
+        }
+        fn convert_in_place(&self, data: &mut [u32]) -> usize {
+            let done = data
+                .iter()
+                .position(|&x| x >= 1_000_000 || x % 2 == 1)
+                .unwrap_or(data.len());
+            data[..done].iter_mut().for_each(|x| *x /= 2);
+            done
+        }
+    }
+
+    #[test]
+    fn in_place_at_equal_width_finishes_what_the_kernel_leaves() {
+        let n = 2 * MIN_ELEMENTS_PER_TASK + 100;
+        let value = |i: usize| {
+            u32::try_from(if i % 1000 == 7 {
+                2_000_000 + 2 * i
+            } else {
+                2 * i
+            })
+            .unwrap()
+        };
+        let input = bytes((0..n).map(value));
+        let expected = bytes((0..n).map(|i| value(i) / 2));
+        for tasks in [1, 2] {
+            let owned = Halve.apply(Cow::Owned(input.clone()), tasks).unwrap();
+            assert_eq!(owned.as_ref(), expected.as_slice());
+            let borrowed = Halve.apply(Cow::Borrowed(&input), tasks).unwrap();
+            assert_eq!(borrowed.as_ref(), expected.as_slice());
+        }
+        for odd in [3, BLOCK + 8, n - 1] {
+            let input = bytes((0..n).map(|i| if i == odd { 2_000_001 } else { value(i) }));
+            for tasks in [1, 2] {
+                let fault = Halve.apply(Cow::Owned(input.clone()), tasks).unwrap_err();
+                assert_eq!(fault.index, odd);
+                assert_eq!(fault.value, Value::from_u64(2_000_001));
+            }
         }
     }
 

@@ -21,6 +21,7 @@ use crate::numeric::{
 };
 use crate::scale_offset::arithmetic::{Parameters, decode_element, encode_element};
 use crate::scale_offset::kernel::{ExactKernel, FloatKernel, IntKernel};
+use crate::simd::Isa;
 
 /// Expands to `Some(kernel)` when `$from`/`$to` are among the listed source/target types.
 macro_rules! pair_kernel {
@@ -61,6 +62,7 @@ pub(crate) fn cast_kernel(
     map: &[MapEntry],
     rounding: RoundingMode,
     out_of_range: Option<OutOfRangeMode>,
+    isa: Isa,
 ) -> Arc<dyn ChunkKernel> {
     if from.size() == 1 {
         return lut_kernel(from, to, |value| match lookup(map, value) {
@@ -68,7 +70,7 @@ pub(crate) fn cast_kernel(
             None => encode(value, to.kind(), rounding, out_of_range),
         });
     }
-    let args = (map, rounding, out_of_range);
+    let args = (map, rounding, out_of_range, isa);
     pair_kernel!(
         from,
         to,
@@ -134,39 +136,67 @@ pub(crate) fn cast_kernel(
     .expect("every pair of supported data types has a kernel")
 }
 
-type Args<'a> = (&'a [MapEntry], RoundingMode, Option<OutOfRangeMode>);
+type Args<'a> = (&'a [MapEntry], RoundingMode, Option<OutOfRangeMode>, Isa);
 
-fn float_to_int<S, D>((map, rounding, oor): Args<'_>) -> Arc<dyn ChunkKernel>
+fn float_to_int<S, D>((map, rounding, oor, isa): Args<'_>) -> Arc<dyn ChunkKernel>
 where
     S: FloatElement + MapInput,
     D: IntElement,
     S::Wide: AsPrimitive<D::Storage>,
 {
-    let fast = FloatToInt::<S, D>::new(rounding, oor);
-    Arc::new(CastKernel::new(fast, ScalarMap::new(map), rounding, oor))
+    // The fast path applies a NaN entry itself (NaN keys are unique once read).
+    let nan = map
+        .iter()
+        .find(|entry| entry.key.is_nan())
+        .map(|entry| entry.value_bits);
+    let others: Vec<MapEntry> = map
+        .iter()
+        .filter(|entry| !entry.key.is_nan())
+        .copied()
+        .collect();
+    let fast = FloatToInt::<S, D>::new(rounding, oor, nan);
+    Arc::new(CastKernel::new(
+        fast,
+        ScalarMap::new(&others),
+        rounding,
+        oor,
+        isa,
+    ))
 }
 
-fn int_to_int<S, D>((map, rounding, oor): Args<'_>) -> Arc<dyn ChunkKernel>
+fn int_to_int<S, D>((map, rounding, oor, isa): Args<'_>) -> Arc<dyn ChunkKernel>
 where
     S: IntElement + MapInput,
     D: IntElement,
     S::Storage: AsPrimitive<D::Storage>,
 {
     let fast = IntToInt::<S, D>::new(oor);
-    Arc::new(CastKernel::new(fast, ScalarMap::new(map), rounding, oor))
+    Arc::new(CastKernel::new(
+        fast,
+        ScalarMap::new(map),
+        rounding,
+        oor,
+        isa,
+    ))
 }
 
-fn int_to_float<S, D>((map, rounding, oor): Args<'_>) -> Arc<dyn ChunkKernel>
+fn int_to_float<S, D>((map, rounding, oor, isa): Args<'_>) -> Arc<dyn ChunkKernel>
 where
     S: IntElement + MapInput,
     D: Element<Storage: HwFloat>,
     S::Storage: AsPrimitive<D::Storage>,
 {
     let fast = IntToFloat::<S, D>::new(rounding);
-    Arc::new(CastKernel::new(fast, ScalarMap::new(map), rounding, oor))
+    Arc::new(CastKernel::new(
+        fast,
+        ScalarMap::new(map),
+        rounding,
+        oor,
+        isa,
+    ))
 }
 
-fn float_to_float<S, D>((map, rounding, oor): Args<'_>) -> Arc<dyn ChunkKernel>
+fn float_to_float<S, D>((map, rounding, oor, isa): Args<'_>) -> Arc<dyn ChunkKernel>
 where
     S: FloatElement + MapInput,
     D: Element<Storage: HwFloat>,
@@ -174,15 +204,24 @@ where
     D::Storage: AsPrimitive<S::Wide>,
 {
     let fast = FloatToFloat::<S, D>::new(rounding);
-    Arc::new(CastKernel::new(fast, ScalarMap::new(map), rounding, oor))
+    Arc::new(CastKernel::new(
+        fast,
+        ScalarMap::new(map),
+        rounding,
+        oor,
+        isa,
+    ))
 }
 
-fn exact_only<S: MapInput, D: Element>((map, rounding, oor): Args<'_>) -> Arc<dyn ChunkKernel> {
+fn exact_only<S: MapInput, D: Element>(
+    (map, rounding, oor, isa): Args<'_>,
+) -> Arc<dyn ChunkKernel> {
     Arc::new(CastKernel::new(
         ExactOnly::<S, D>::new(),
         ScalarMap::new(map),
         rounding,
         oor,
+        isa,
     ))
 }
 
@@ -191,6 +230,7 @@ pub(crate) fn scale_offset_kernel(
     data_type: NumericType,
     direction: Direction,
     parameters: Parameters,
+    isa: Isa,
 ) -> Arc<dyn ChunkKernel> {
     if data_type.size() == 1 {
         return lut_kernel(data_type, data_type, |value| {
@@ -202,24 +242,36 @@ pub(crate) fn scale_offset_kernel(
         });
     }
     match data_type {
-        NumericType::Float32 => {
-            Arc::new(FloatKernel::<element::Float32>::new(direction, parameters))
-        }
-        NumericType::Float64 => {
-            Arc::new(FloatKernel::<element::Float64>::new(direction, parameters))
-        }
+        NumericType::Float32 => Arc::new(FloatKernel::<element::Float32>::new(
+            direction, parameters, isa,
+        )),
+        NumericType::Float64 => Arc::new(FloatKernel::<element::Float64>::new(
+            direction, parameters, isa,
+        )),
         NumericType::Float16 => {
             Arc::new(ExactKernel::<element::Float16>::new(direction, parameters))
         }
         NumericType::BFloat16 => {
             Arc::new(ExactKernel::<element::BFloat16>::new(direction, parameters))
         }
-        NumericType::Int16 => Arc::new(IntKernel::<element::Int16>::new(direction, parameters)),
-        NumericType::Int32 => Arc::new(IntKernel::<element::Int32>::new(direction, parameters)),
-        NumericType::Int64 => Arc::new(IntKernel::<element::Int64>::new(direction, parameters)),
-        NumericType::UInt16 => Arc::new(IntKernel::<element::UInt16>::new(direction, parameters)),
-        NumericType::UInt32 => Arc::new(IntKernel::<element::UInt32>::new(direction, parameters)),
-        NumericType::UInt64 => Arc::new(IntKernel::<element::UInt64>::new(direction, parameters)),
+        NumericType::Int16 => {
+            Arc::new(IntKernel::<element::Int16>::new(direction, parameters, isa))
+        }
+        NumericType::Int32 => {
+            Arc::new(IntKernel::<element::Int32>::new(direction, parameters, isa))
+        }
+        NumericType::Int64 => {
+            Arc::new(IntKernel::<element::Int64>::new(direction, parameters, isa))
+        }
+        NumericType::UInt16 => Arc::new(IntKernel::<element::UInt16>::new(
+            direction, parameters, isa,
+        )),
+        NumericType::UInt32 => Arc::new(IntKernel::<element::UInt32>::new(
+            direction, parameters, isa,
+        )),
+        NumericType::UInt64 => Arc::new(IntKernel::<element::UInt64>::new(
+            direction, parameters, isa,
+        )),
         one_byte => unreachable!("{one_byte} is tabulated"),
     }
 }
@@ -232,7 +284,8 @@ mod tests {
     fn every_pair_of_supported_types_has_a_kernel() {
         for &from in NumericType::ALL {
             for &to in NumericType::ALL {
-                let kernel = cast_kernel(from, to, &[], RoundingMode::NearestEven, None);
+                let kernel =
+                    cast_kernel(from, to, &[], RoundingMode::NearestEven, None, Isa::best());
                 let input = vec![0u8; from.size() * 3];
                 // float8_e8m0fnu has no zero: its zero bytes are 2^-127, out of range elsewhere.
                 if let Ok(output) = kernel.apply(input.into(), 1) {

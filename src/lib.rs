@@ -60,6 +60,7 @@ mod reference;
 #[cfg(test)]
 mod roundtrip_tests;
 pub mod scale_offset;
+mod simd;
 mod validate;
 
 pub use cast_value::{CastValueCodec, CastValueError};

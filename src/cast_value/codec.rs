@@ -26,6 +26,7 @@ use crate::numeric::{
     Kind, NumericType, OutOfRangeMode, RoundingMode, Value, check_scalar_syntax, decode,
     element_bits, numeric_type, parse_scalar,
 };
+use crate::simd::Isa;
 
 /// The `cast_value` codec: converts the value of each element to another data type.
 ///
@@ -106,8 +107,22 @@ impl CastValueCodec {
         let decode_map = read_entries(&s.decode_map, Direction::Decode, s.target, source)?;
         Ok(Bound {
             source,
-            encode: cast_kernel(source, s.target, &encode_map, s.rounding, s.out_of_range),
-            decode: cast_kernel(s.target, source, &decode_map, s.rounding, s.out_of_range),
+            encode: cast_kernel(
+                source,
+                s.target,
+                &encode_map,
+                s.rounding,
+                s.out_of_range,
+                Isa::best(),
+            ),
+            decode: cast_kernel(
+                s.target,
+                source,
+                &decode_map,
+                s.rounding,
+                s.out_of_range,
+                Isa::best(),
+            ),
         })
     }
 

@@ -13,7 +13,7 @@ use std::marker::PhantomData;
 use num_traits::{AsPrimitive, Float, Zero};
 
 use super::kernel::FastPath;
-use crate::numeric::{Element, FloatElement, HwFloat, MapInput, RoundingMode, Storage};
+use crate::numeric::{Element, FloatElement, HwFloat, MapInput, RoundingMode, next_down, next_up};
 
 /// A float → float fast path.
 #[derive(Debug)]
@@ -29,25 +29,6 @@ impl<S, D> FloatToFloat<S, D> {
             types: PhantomData,
         }
     }
-}
-
-/// The next float towards +Infinity (`r` finite).
-#[inline]
-fn next_up<F: HwFloat>(r: F) -> F {
-    let bits = Storage::to_bits(r);
-    if r > F::zero() {
-        F::from_bits(bits + 1)
-    } else if r < F::zero() {
-        F::from_bits(bits - 1)
-    } else {
-        F::from_bits(1)
-    }
-}
-
-/// The next float towards -Infinity (`r` finite).
-#[inline]
-fn next_down<F: HwFloat>(r: F) -> F {
-    -next_up(-r)
 }
 
 impl<S, D> FloatToFloat<S, D>
@@ -106,30 +87,44 @@ where
         }
     }
 
+    /// Whether the element needs the exact path: beyond the finite range, or next to it where
+    /// the nearest result already overflowed.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn undecided(w: S::Wide, r: D::Storage) -> bool {
+        let nearest: D::Storage = w.as_();
+        w.is_finite() && !(r.is_finite() && nearest.is_finite())
+    }
+
     #[expect(
         clippy::inline_always,
         reason = "called with a constant mode, which must fold into one loop per mode"
     )]
     #[inline(always)]
-    fn run(
-        mode: RoundingMode,
-        input: &[S::Storage],
-        output: &mut [D::Storage],
-        flags: &mut [u8],
-    ) -> bool {
+    fn run(mode: RoundingMode, input: &[S::Storage], output: &mut [D::Storage]) -> bool {
         let mut any = false;
-        for ((&x, y), flag) in input.iter().zip(output.iter_mut()).zip(flags.iter_mut()) {
+        for (&x, y) in input.iter().zip(output.iter_mut()) {
             let w = S::widen(x);
             let r = Self::narrow(w, mode);
-            // Beyond the finite range, or next to it where the nearest result already
-            // overflowed: the exact path decides.
-            let nearest: D::Storage = w.as_();
-            let overflow = w.is_finite() && !(r.is_finite() && nearest.is_finite());
             *y = r;
-            *flag = u8::from(overflow);
-            any |= overflow;
+            any |= Self::undecided(w, r);
         }
         any
+    }
+
+    #[expect(
+        clippy::inline_always,
+        reason = "called with a constant mode, which must fold into one loop per mode"
+    )]
+    #[inline(always)]
+    fn run_mark(mode: RoundingMode, input: &[S::Storage], flags: &mut [u8]) {
+        for (&x, flag) in input.iter().zip(flags.iter_mut()) {
+            let w = S::widen(x);
+            *flag = u8::from(Self::undecided(w, Self::narrow(w, mode)));
+        }
     }
 }
 
@@ -143,7 +138,12 @@ where
     type From = S;
     type To = D;
 
-    fn convert(&self, input: &[S::Storage], output: &mut [D::Storage], flags: &mut [u8]) -> bool {
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn convert(&self, input: &[S::Storage], output: &mut [D::Storage]) -> bool {
         if !Self::NARROWING {
             // Exact: every value of the source is a value of the target.
             for (&x, y) in input.iter().zip(output.iter_mut()) {
@@ -152,14 +152,37 @@ where
             return false;
         }
         match self.rounding {
-            RoundingMode::NearestEven => Self::run(RoundingMode::NearestEven, input, output, flags),
-            RoundingMode::NearestAway => Self::run(RoundingMode::NearestAway, input, output, flags),
-            RoundingMode::TowardsZero => Self::run(RoundingMode::TowardsZero, input, output, flags),
+            RoundingMode::NearestEven => Self::run(RoundingMode::NearestEven, input, output),
+            RoundingMode::NearestAway => Self::run(RoundingMode::NearestAway, input, output),
+            RoundingMode::TowardsZero => Self::run(RoundingMode::TowardsZero, input, output),
             RoundingMode::TowardsPositive => {
-                Self::run(RoundingMode::TowardsPositive, input, output, flags)
+                Self::run(RoundingMode::TowardsPositive, input, output)
             }
             RoundingMode::TowardsNegative => {
-                Self::run(RoundingMode::TowardsNegative, input, output, flags)
+                Self::run(RoundingMode::TowardsNegative, input, output)
+            }
+        }
+    }
+
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn mark(&self, input: &[S::Storage], flags: &mut [u8]) {
+        if !Self::NARROWING {
+            flags.fill(0);
+            return;
+        }
+        match self.rounding {
+            RoundingMode::NearestEven => Self::run_mark(RoundingMode::NearestEven, input, flags),
+            RoundingMode::NearestAway => Self::run_mark(RoundingMode::NearestAway, input, flags),
+            RoundingMode::TowardsZero => Self::run_mark(RoundingMode::TowardsZero, input, flags),
+            RoundingMode::TowardsPositive => {
+                Self::run_mark(RoundingMode::TowardsPositive, input, flags);
+            }
+            RoundingMode::TowardsNegative => {
+                Self::run_mark(RoundingMode::TowardsNegative, input, flags);
             }
         }
     }

@@ -1,18 +1,29 @@
 //! Fast path: float16, bfloat16, float32 and float64 to any integer type.
 //!
-//! The element is widened exactly to f32 or f64, rounded to an integral float in the rounding mode
-//! (exact), and compared with the target's bounds held exactly as floats of the same width (the
-//! upper bound is the largest float not above the integer maximum, so the comparison is exact for
-//! integral values). In range it converts exactly; out of range it is clamped, or wrapped through
-//! a 64-bit integer when its magnitude is below 2^63. NaN, infinities, values without a mode and
-//! huge values to wrap are flagged for the exact path.
+//! For targets of up to 32 bits, everything happens in one float `C` that holds the element and
+//! the target's bounds exactly (the element's own f32 or f64 where the bounds fit below `2^22` or
+//! `2^51`, f64 otherwise):
+//! - with `clamp` or no out-of-range mode, the element is clamped to the bounds first (rounding
+//!   is monotonic and the bounds are integers, so clamping before rounding gives the same result);
+//! - adding `M = 1.5 × 2^(p - 1)` (`p` the precision of `C`) to a value below `2^(p - 2)` rounds it
+//!   to an integer, ties to even (the sum lies where `C` steps by one), and the low bits of the sum
+//!   are that integer in two's complement; the other rounding modes adjust it by one where the
+//!   nearest-even integer lies on the wrong side of the value;
+//! - those low bits are also the value modulo `2^bits`, which is `wrap`;
+//! - whether a value is in range after rounding is a comparison with thresholds computed once per
+//!   mode (for `towards-negative`, `lo ≤ x < hi + 1`).
+//!
+//! The 64-bit targets round with the branch-free [`round_to_integral`] and convert with the
+//! saturating `as` (which is the clamp), wrapping through `i64`. A `scalar_map` entry for NaN is
+//! applied in the same loop. What is left (NaN and infinities without a map entry, values out of
+//! range without a mode, values too large to wrap this way) goes to the exact path.
 
 use num_traits::{AsPrimitive, Float};
 
 use super::kernel::FastPath;
 use crate::numeric::{
-    FloatElement, HwFloat, IntElement, Kind, MapInput, OutOfRangeMode, RoundingMode, Value, encode,
-    round_to_integral,
+    FloatElement, HwFloat, IntElement, Kind, MapInput, OutOfRangeMode, RoundingMode, Storage,
+    Value, encode, next_down, next_up, round_to_integral,
 };
 
 /// A float → integer fast path.
@@ -20,15 +31,16 @@ use crate::numeric::{
 pub(crate) struct FloatToInt<S: FloatElement, D: IntElement> {
     rounding: RoundingMode,
     out_of_range: Option<OutOfRangeMode>,
-    /// The smallest integer of `D`, exactly.
-    lo: S::Wide,
-    /// The largest float not above the largest integer of `D`.
-    hi: S::Wide,
-    /// 2^63.
+    /// The output for NaN, when `scalar_map` has an entry for it.
+    nan: Option<D::Storage>,
+    /// The target's bounds, exactly (as f64: every bound of a target up to 32 bits is exact).
+    lo: f64,
+    hi: f64,
+    /// For 64-bit targets: the bounds as the element's float (the upper one the largest not above
+    /// the maximum), and 2^63.
+    wide_lo: S::Wide,
+    wide_hi: S::Wide,
     two_63: S::Wide,
-    /// The smallest and largest integers of `D`, for clamping.
-    min: D::Storage,
-    max: D::Storage,
 }
 
 /// The float nearest `value` towards zero.
@@ -43,22 +55,112 @@ pub(crate) fn wide_towards_zero<F: HwFloat>(value: Value) -> F {
     F::from_bits(bits)
 }
 
+fn integer_value(x: i128) -> Value {
+    i64::try_from(x).map_or_else(
+        |_| Value::from_u64(u64::try_from(x).unwrap_or(u64::MAX)),
+        Value::from_i64,
+    )
+}
+
+/// The smallest and largest values of `C` that `mode` rounds into `[lo, hi]` (integers of at most
+/// 32 bits, so `lo - 1`, `hi + 1` and the half-way points are exact in `C`).
+fn rounding_thresholds<C: HwFloat>(mode: RoundingMode, lo: C, hi: C) -> (C, C) {
+    let (one, half) = (C::one(), C::HALF);
+    let even = |x: C| (x * half).fract() == C::zero();
+    match mode {
+        RoundingMode::TowardsNegative => (lo, next_down(hi + one)),
+        RoundingMode::TowardsPositive => (next_up(lo - one), hi),
+        RoundingMode::TowardsZero => (next_up(lo - one), next_down(hi + one)),
+        // Ties go away from zero: lo - 0.5 rounds to lo - 1 when lo ≤ 0, and to lo when lo > 0.
+        RoundingMode::NearestAway => (
+            if lo > C::zero() {
+                lo - half
+            } else {
+                next_up(lo - half)
+            },
+            if hi < C::zero() {
+                hi + half
+            } else {
+                next_down(hi + half)
+            },
+        ),
+        RoundingMode::NearestEven => (
+            if even(lo) {
+                lo - half
+            } else {
+                next_up(lo - half)
+            },
+            if even(hi) {
+                hi + half
+            } else {
+                next_down(hi + half)
+            },
+        ),
+    }
+}
+
 impl<S: FloatElement, D: IntElement> FloatToInt<S, D> {
-    pub(crate) fn new(rounding: RoundingMode, out_of_range: Option<OutOfRangeMode>) -> Self {
-        let bound = |x: i128| {
-            i64::try_from(x).map_or_else(
-                |_| Value::from_u64(u64::try_from(x).unwrap_or(u64::MAX)),
-                Value::from_i64,
-            )
-        };
+    /// Whether the target takes the low-bits path.
+    const LOW_BITS: bool = D::FORMAT.bits <= 32;
+    /// Whether that path can run in the element's own float.
+    const NATIVE: bool = D::FORMAT.bits + 2 <= <S::Wide as HwFloat>::FORMAT.precision();
+
+    pub(crate) fn new(
+        rounding: RoundingMode,
+        out_of_range: Option<OutOfRangeMode>,
+        nan: Option<u64>,
+    ) -> Self {
+        let (min, max) = (
+            integer_value(D::FORMAT.min()),
+            integer_value(D::FORMAT.max()),
+        );
         Self {
             rounding,
             out_of_range,
-            lo: wide_towards_zero(bound(D::FORMAT.min())),
-            hi: wide_towards_zero(bound(D::FORMAT.max())),
+            nan: nan.map(D::Storage::from_bits),
+            lo: wide_towards_zero(min),
+            hi: wide_towards_zero(max),
+            wide_lo: wide_towards_zero(min),
+            wide_hi: wide_towards_zero(max),
             two_63: wide_towards_zero(Value::from_u64(1 << 63)),
-            min: D::from_i128_clamped(D::FORMAT.min()),
-            max: D::from_i128_clamped(D::FORMAT.max()),
+        }
+    }
+}
+
+/// The step from the nearest-even integer `n` of `c` to `c` rounded in `mode`: -1, 0 or 1.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into each instruction set's copy of the loop"
+)]
+#[inline(always)]
+fn adjustment<C: HwFloat>(mode: RoundingMode, c: C, n: C) -> u64 {
+    let (zero, one) = (C::zero(), 1u64);
+    let down = one.wrapping_neg();
+    match mode {
+        RoundingMode::NearestEven => 0,
+        RoundingMode::TowardsNegative => {
+            if n > c {
+                down
+            } else {
+                0
+            }
+        }
+        RoundingMode::TowardsPositive => u64::from(n < c),
+        RoundingMode::TowardsZero => {
+            if c > zero && n > c {
+                down
+            } else {
+                u64::from(c < zero && n < c)
+            }
+        }
+        RoundingMode::NearestAway => {
+            // A tie (c - n is exact) rounded to even towards zero goes the other way.
+            let tie_towards_zero = (c - n).abs() == C::HALF && n.abs() < c.abs();
+            match (tie_towards_zero, c > zero) {
+                (false, _) => 0,
+                (true, true) => one,
+                (true, false) => down,
+            }
         }
     }
 }
@@ -69,62 +171,129 @@ where
     D: IntElement,
     S::Wide: AsPrimitive<D::Storage>,
 {
+    /// The low-bits path in the float `C`.
+    ///
+    /// The loops hold no run-time condition: every element is converted and NaN replaced by the
+    /// `scalar_map` output (or 0, undecided then); what is undecided is the elements outside
+    /// `[undecided_below, undecided_above]` (ordered comparisons, so never NaN), plus NaN when
+    /// the map has no entry for it.
     #[expect(
         clippy::inline_always,
         reason = "called with a constant mode, which must fold into one loop per mode"
     )]
     #[inline(always)]
-    fn run(
+    fn low_bits<C: HwFloat>(
         &self,
         mode: RoundingMode,
         input: &[S::Storage],
         output: &mut [D::Storage],
-        flags: &mut [u8],
     ) -> bool {
-        let (lo, hi, two_63) = (self.lo, self.hi, self.two_63);
-        let items = input.iter().zip(output.iter_mut()).zip(flags.iter_mut());
-        let mut any = false;
-        match self.out_of_range {
-            None => {
-                for ((&x, y), flag) in items {
-                    let r = round_to_integral(S::widen(x), mode);
-                    let inside = r >= lo && r <= hi;
-                    *y = r.as_();
-                    *flag = u8::from(!inside);
-                    any |= !inside;
-                }
+        let (lo, hi) = (C::from_f64(self.lo), C::from_f64(self.hi));
+        let nan = self.nan.unwrap_or_default();
+        let items = input.iter().zip(output.iter_mut());
+        let (mut outside, mut any_nan) = (false, false);
+        // The integer nearest `c` in `mode`, as the low bits of a float's encoding.
+        let integer = |c: C| {
+            let sum = c + C::MAGIC;
+            Storage::to_bits(sum).wrapping_add(adjustment(mode, c, sum - C::MAGIC))
+        };
+        if let Some(OutOfRangeMode::Wrap) = self.out_of_range {
+            // Below this magnitude, adding M is exact.
+            let limit = C::MAGIC / (C::one() + C::one() + C::one());
+            for (&x, y) in items {
+                let w: C = S::widen(x).convert();
+                let small = w.abs() < limit;
+                let wrapped = D::wrap(integer(if small { w } else { C::zero() }).cast_signed());
+                let is_nan = w.is_nan();
+                *y = if is_nan { nan } else { wrapped };
+                outside |= w.abs() >= limit;
+                any_nan |= is_nan;
             }
-            Some(OutOfRangeMode::Clamp) => {
-                for ((&x, y), flag) in items {
+        } else {
+            // With `clamp`, only the infinities; without a mode, the values that do not round
+            // into the range.
+            let (below, above) = match self.out_of_range {
+                Some(_) => (C::min_value(), C::max_value()),
+                None => rounding_thresholds(mode, lo, hi),
+            };
+            for (&x, y) in items {
+                let w: C = S::widen(x).convert();
+                // Clamped by selects, which also send NaN to `lo`.
+                let c = if w > lo { w } else { lo };
+                let c = if c < hi { c } else { hi };
+                let converted = D::Storage::from_bits(integer(c));
+                let is_nan = w.is_nan();
+                *y = if is_nan { nan } else { converted };
+                outside |= w < below;
+                outside |= w > above;
+                any_nan |= is_nan;
+            }
+        }
+        outside || (any_nan && self.nan.is_none())
+    }
+
+    /// The path for 64-bit targets.
+    #[expect(
+        clippy::inline_always,
+        reason = "called with a constant mode, which must fold into one loop per mode"
+    )]
+    #[inline(always)]
+    fn wide(&self, mode: RoundingMode, input: &[S::Storage], output: &mut [D::Storage]) -> bool {
+        let (lo, hi, two_63) = (self.wide_lo, self.wide_hi, self.two_63);
+        let nan = self.nan.unwrap_or_default();
+        let (mut outside, mut any_nan) = (false, false);
+        let items = input.iter().zip(output.iter_mut());
+        match self.out_of_range {
+            None | Some(OutOfRangeMode::Clamp) => {
+                // The saturating conversion is the clamp; without a mode, values outside the
+                // range after rounding are undecided, with `clamp` only the infinities.
+                let (below, above) = match self.out_of_range {
+                    Some(_) => (S::Wide::min_value(), S::Wide::max_value()),
+                    None => (lo, hi),
+                };
+                for (&x, y) in items {
                     let w = S::widen(x);
                     let r = round_to_integral(w, mode);
-                    *y = if r > hi {
-                        self.max
-                    } else if r < lo {
-                        self.min
-                    } else {
-                        r.as_()
-                    };
-                    let exact_path = !w.is_finite();
-                    *flag = u8::from(exact_path);
-                    any |= exact_path;
+                    let is_nan = w.is_nan();
+                    *y = if is_nan { nan } else { r.as_() };
+                    outside |= r < below;
+                    outside |= r > above;
+                    any_nan |= is_nan;
                 }
             }
             Some(OutOfRangeMode::Wrap) => {
-                for ((&x, y), flag) in items {
+                for (&x, y) in items {
                     let w = S::widen(x);
                     let r = round_to_integral(w, mode);
                     let inside = r >= lo && r <= hi;
-                    // Below 2^63 in magnitude, wrapping is the low bits of the i64 value.
-                    let wrapped = D::wrap(AsPrimitive::<i64>::as_(r));
-                    *y = if inside { r.as_() } else { wrapped };
-                    let exact_path = !(inside || r.abs() < two_63);
-                    *flag = u8::from(exact_path);
-                    any |= exact_path;
+                    let value = if inside {
+                        r.as_()
+                    } else {
+                        D::wrap(AsPrimitive::<i64>::as_(r))
+                    };
+                    let is_nan = w.is_nan();
+                    *y = if is_nan { nan } else { value };
+                    outside |= !inside & (r.abs() >= two_63);
+                    any_nan |= is_nan;
                 }
             }
         }
-        any
+        outside || (any_nan && self.nan.is_none())
+    }
+
+    #[expect(
+        clippy::inline_always,
+        reason = "called with a constant mode, which must fold into one loop per mode"
+    )]
+    #[inline(always)]
+    fn run(&self, mode: RoundingMode, input: &[S::Storage], output: &mut [D::Storage]) -> bool {
+        if Self::NATIVE {
+            self.low_bits::<S::Wide>(mode, input, output)
+        } else if Self::LOW_BITS {
+            self.low_bits::<f64>(mode, input, output)
+        } else {
+            self.wide(mode, input, output)
+        }
     }
 }
 
@@ -137,17 +306,27 @@ where
     type From = S;
     type To = D;
 
-    fn convert(&self, input: &[S::Storage], output: &mut [D::Storage], flags: &mut [u8]) -> bool {
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn convert(&self, input: &[S::Storage], output: &mut [D::Storage]) -> bool {
         match self.rounding {
-            RoundingMode::NearestEven => self.run(RoundingMode::NearestEven, input, output, flags),
-            RoundingMode::NearestAway => self.run(RoundingMode::NearestAway, input, output, flags),
-            RoundingMode::TowardsZero => self.run(RoundingMode::TowardsZero, input, output, flags),
-            RoundingMode::TowardsPositive => {
-                self.run(RoundingMode::TowardsPositive, input, output, flags)
-            }
-            RoundingMode::TowardsNegative => {
-                self.run(RoundingMode::TowardsNegative, input, output, flags)
-            }
+            RoundingMode::NearestEven => self.run(RoundingMode::NearestEven, input, output),
+            RoundingMode::NearestAway => self.run(RoundingMode::NearestAway, input, output),
+            RoundingMode::TowardsZero => self.run(RoundingMode::TowardsZero, input, output),
+            RoundingMode::TowardsPositive => self.run(RoundingMode::TowardsPositive, input, output),
+            RoundingMode::TowardsNegative => self.run(RoundingMode::TowardsNegative, input, output),
+        }
+    }
+
+    /// Marks by converting into a scratch block: the flags are the elements whose conversion
+    /// alone is undecided (rare, so the repeated work does not matter).
+    fn mark(&self, input: &[S::Storage], flags: &mut [u8]) {
+        let mut scratch = [D::Storage::default(); 1];
+        for (&x, flag) in input.iter().zip(flags.iter_mut()) {
+            *flag = u8::from(self.convert(std::slice::from_ref(&x), &mut scratch));
         }
     }
 }

@@ -43,21 +43,37 @@ where
     type From = S;
     type To = D;
 
-    fn convert(&self, input: &[S::Storage], output: &mut [D::Storage], flags: &mut [u8]) -> bool {
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn convert(&self, input: &[S::Storage], output: &mut [D::Storage]) -> bool {
+        for (&x, y) in input.iter().zip(output.iter_mut()) {
+            *y = x.as_();
+        }
         if self.rounding == RoundingMode::NearestEven {
-            for (&x, y) in input.iter().zip(output.iter_mut()) {
-                *y = x.as_();
-            }
             return false;
         }
         let (lo, hi) = (self.lo, self.hi);
-        let mut any = false;
-        for ((&x, y), flag) in input.iter().zip(output.iter_mut()).zip(flags.iter_mut()) {
-            *y = x.as_();
-            let exact = x >= lo && x <= hi;
-            *flag = u8::from(!exact);
-            any |= !exact;
+        let mut outside = false;
+        for &x in input {
+            outside |= x < lo;
+            outside |= x > hi;
         }
-        any
+        outside
+    }
+
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn mark(&self, input: &[S::Storage], flags: &mut [u8]) {
+        let (lo, hi) = (self.lo, self.hi);
+        let directed = self.rounding != RoundingMode::NearestEven;
+        for (&x, flag) in input.iter().zip(flags.iter_mut()) {
+            *flag = u8::from(directed && (x < lo || x > hi));
+        }
     }
 }

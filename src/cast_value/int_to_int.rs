@@ -42,30 +42,47 @@ where
     type From = S;
     type To = D;
 
-    fn convert(&self, input: &[S::Storage], output: &mut [D::Storage], flags: &mut [u8]) -> bool {
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn convert(&self, input: &[S::Storage], output: &mut [D::Storage]) -> bool {
         let (lo, hi) = (self.lo, self.hi);
-        let items = input.iter().zip(output.iter_mut()).zip(flags.iter_mut());
-        let mut any = false;
+        let items = input.iter().zip(output.iter_mut());
         match self.out_of_range {
             None => {
-                for ((&x, y), flag) in items {
-                    let inside = x >= lo && x <= hi;
+                let mut any = false;
+                for (&x, y) in items {
                     *y = x.as_();
-                    *flag = u8::from(!inside);
-                    any |= !inside;
+                    any |= x < lo || x > hi;
                 }
+                any
             }
             Some(OutOfRangeMode::Clamp) => {
-                for (&x, y) in input.iter().zip(output.iter_mut()) {
+                for (&x, y) in items {
                     *y = x.max(lo).min(hi).as_();
                 }
+                false
             }
             Some(OutOfRangeMode::Wrap) => {
-                for (&x, y) in input.iter().zip(output.iter_mut()) {
+                for (&x, y) in items {
                     *y = D::wrap(x.as_());
                 }
+                false
             }
         }
-        any
+    }
+
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn mark(&self, input: &[S::Storage], flags: &mut [u8]) {
+        let (lo, hi) = (self.lo, self.hi);
+        for (&x, flag) in input.iter().zip(flags.iter_mut()) {
+            *flag = u8::from(self.out_of_range.is_none() && (x < lo || x > hi));
+        }
     }
 }

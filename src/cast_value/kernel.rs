@@ -1,12 +1,14 @@
 //! The `cast_value` kernel: the specification's procedure for each element of a block.
 //!
-//! A block is converted in three passes, each a simple loop that vectorises:
-//! 1. the fast path of the type pair converts every element it can and flags the rest (NaN,
-//!    infinities, values out of range, or anything its hardware shortcut cannot decide exactly);
-//! 2. the `scalar_map` overwrites the elements matching a key and clears their flags (step 1 of
-//!    the procedure wins over everything);
-//! 3. the flagged elements go through the exact element function (steps 2 and 3: exact values,
-//!    else rounding and the out-of-range mode), which also names the first failure.
+//! A block is converted in passes, each a simple loop that vectorises:
+//! 1. the fast path of the type pair converts every element, exactly for all but NaN, infinities,
+//!    values out of range and anything else its hardware shortcut cannot decide, and says whether
+//!    there were any of those (a fast path may apply a `scalar_map` entry for NaN itself);
+//! 2. the `scalar_map` overwrites the elements matching a key (step 1 of the procedure wins over
+//!    everything);
+//! 3. only if the fast path left elements undecided: those are flagged, the map takes its matches
+//!    off the list, and the rest go through the exact element function (steps 2 and 3: exact
+//!    values, else rounding and the out-of-range mode), which also names the first failure.
 
 use std::fmt::Debug;
 use std::marker::PhantomData;
@@ -15,6 +17,7 @@ use super::scalar_map::ScalarMap;
 use crate::chunk::{BLOCK, BlockKernel};
 use crate::error::ElementFault;
 use crate::numeric::{Element, MapInput, OutOfRangeMode, RoundingMode};
+use crate::simd::{Isa, Vectorized};
 
 /// The first pass of a cast.
 pub(crate) trait FastPath: Send + Sync + Debug + 'static {
@@ -23,14 +26,16 @@ pub(crate) trait FastPath: Send + Sync + Debug + 'static {
     /// The output element type.
     type To: Element;
 
-    /// Converts the elements it can decide exactly and sets the flag (to 1) of every other element.
-    /// Returns whether any flag is set.
+    /// Converts every element, correctly for all but those it cannot decide exactly; returns
+    /// whether there are any of those.
     fn convert(
         &self,
         input: &[<Self::From as Element>::Storage],
         output: &mut [<Self::To as Element>::Storage],
-        flags: &mut [u8],
     ) -> bool;
+
+    /// Sets the flag (to 1) of every element that `convert` cannot decide exactly.
+    fn mark(&self, input: &[<Self::From as Element>::Storage], flags: &mut [u8]);
 }
 
 /// A complete cast between two element types.
@@ -40,6 +45,7 @@ pub(crate) struct CastKernel<P: FastPath> {
     map: ScalarMap<P::From, P::To>,
     rounding: RoundingMode,
     out_of_range: Option<OutOfRangeMode>,
+    isa: Isa,
 }
 
 impl<P: FastPath> CastKernel<P> {
@@ -48,12 +54,14 @@ impl<P: FastPath> CastKernel<P> {
         map: ScalarMap<P::From, P::To>,
         rounding: RoundingMode,
         out_of_range: Option<OutOfRangeMode>,
+        isa: Isa,
     ) -> Self {
         Self {
             fast,
             map,
             rounding,
             out_of_range,
+            isa,
         }
     }
 }
@@ -63,16 +71,24 @@ impl<P: FastPath> BlockKernel for CastKernel<P> {
     type Out = <P::To as Element>::Storage;
 
     fn convert(&self, input: &[Self::In], output: &mut [Self::Out]) -> Result<(), ElementFault> {
+        // Pass 1: the fast path; pass 2, procedure step 1: the scalar map.
+        let undecided = self.isa.run(FastPass {
+            kernel: self,
+            input,
+            output: &mut *output,
+        });
+        if !undecided {
+            return Ok(());
+        }
+        // Pass 3: the undecided elements the map does not cover, through the exact element
+        // function (procedure steps 2 and 3).
         let mut flags = [0u8; BLOCK];
         let flags = &mut flags[..input.len()];
-        // Pass 1: the fast path.
-        let mut pending = self.fast.convert(input, output, flags);
-        // Pass 2, procedure step 1: the scalar map.
-        if !self.map.is_empty() {
-            self.map.apply(input, output, flags);
-            pending = pending && flags.iter().fold(0, |any, &f| any | f) != 0;
-        }
-        // Pass 3, procedure steps 2 and 3 for the flagged elements.
+        let pending = self.isa.run(MarkPass {
+            kernel: self,
+            input,
+            flags: &mut *flags,
+        });
         if pending {
             for (index, ((&x, y), &flag)) in input
                 .iter()
@@ -91,6 +107,50 @@ impl<P: FastPath> BlockKernel for CastKernel<P> {
     }
 }
 
+/// Passes 1 and 2 of a block.
+struct FastPass<'a, P: FastPath> {
+    kernel: &'a CastKernel<P>,
+    input: &'a [<P::From as Element>::Storage],
+    output: &'a mut [<P::To as Element>::Storage],
+}
+
+impl<P: FastPath> Vectorized for FastPass<'_, P> {
+    type Output = bool;
+
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn run(self) -> bool {
+        let undecided = self.kernel.fast.convert(self.input, self.output);
+        self.kernel.map.overwrite(self.input, self.output);
+        undecided
+    }
+}
+
+/// The flags of pass 3; whether any element is left for the exact path.
+struct MarkPass<'a, P: FastPath> {
+    kernel: &'a CastKernel<P>,
+    input: &'a [<P::From as Element>::Storage],
+    flags: &'a mut [u8],
+}
+
+impl<P: FastPath> Vectorized for MarkPass<'_, P> {
+    type Output = bool;
+
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn run(self) -> bool {
+        self.kernel.fast.mark(self.input, self.flags);
+        self.kernel.map.unflag(self.input, self.flags);
+        self.flags.iter().fold(0, |any, &f| any | f) != 0
+    }
+}
+
 /// A fast path that leaves everything to the exact element function: for the type pairs without
 /// a hardware shortcut (casts into float16, bfloat16 and the small floats).
 #[derive(Debug)]
@@ -106,8 +166,11 @@ impl<S: MapInput, D: Element> FastPath for ExactOnly<S, D> {
     type From = S;
     type To = D;
 
-    fn convert(&self, _input: &[S::Storage], _output: &mut [D::Storage], flags: &mut [u8]) -> bool {
+    fn convert(&self, input: &[S::Storage], _output: &mut [D::Storage]) -> bool {
+        !input.is_empty()
+    }
+
+    fn mark(&self, _input: &[S::Storage], flags: &mut [u8]) {
         flags.fill(1);
-        !flags.is_empty()
     }
 }

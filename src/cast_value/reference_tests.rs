@@ -6,6 +6,7 @@ use crate::Direction;
 use crate::dispatch::cast_kernel;
 use crate::numeric::{NumericType, OutOfRangeMode, RoundingMode};
 use crate::reference::{RefValue, Reference, decode};
+use crate::simd::Isa;
 
 const ROUNDINGS: [RoundingMode; 5] = [
     RoundingMode::NearestEven,
@@ -43,8 +44,8 @@ impl Iterator for Seeded {
     }
 }
 
-/// Casts `inputs` (bits of `from`) with the kernel and the reference; returns how many agreed
-/// and panics on the first difference.
+/// Casts `inputs` (bits of `from`) with the kernel, on every instruction set, and with the
+/// reference; returns how many inputs were checked and panics on the first difference.
 fn check(
     from: NumericType,
     to: NumericType,
@@ -53,27 +54,36 @@ fn check(
     oor: Option<OutOfRangeMode>,
     map: &[MapEntry],
 ) -> usize {
-    let kernel = cast_kernel(from, to, map, rounding, oor);
-    let results = kernel.apply_each(&element_bytes(inputs, from.size()));
     let reference = Reference::new(to.name());
-    for (&bits, got) in inputs.iter().zip(&results) {
-        let x = decode(from.name(), bits);
-        // Keys match numerically: NaN matches NaN, -0 matches +0.
-        #[expect(clippy::float_cmp, reason = "exact numeric equality")]
-        let matches_key = |key: RefValue| match (key, x) {
-            (RefValue::Float(a), RefValue::Float(b)) => a == b,
-            (key, x) => key == x,
-        };
-        let mapped = map
-            .iter()
-            .find(|entry| matches_key(decode(from.name(), entry.key_bits)))
-            .map(|entry| decode(to.name(), entry.value_bits));
-        let want = mapped.map_or_else(|| reference.cast(x, rounding, oor), Ok);
-        let got = got.map(|b| decode(to.name(), b));
-        assert_eq!(
-            got, want,
-            "{from} {bits:#x} ({x:?}) -> {to}, {rounding:?}, {oor:?}"
-        );
+    let expected: Vec<_> = inputs
+        .iter()
+        .map(|&bits| {
+            let x = decode(from.name(), bits);
+            // Keys match numerically: NaN matches NaN, -0 matches +0.
+            #[expect(clippy::float_cmp, reason = "exact numeric equality")]
+            let matches_key = |key: RefValue| match (key, x) {
+                (RefValue::Float(a), RefValue::Float(b)) => a == b,
+                (key, x) => key == x,
+            };
+            let mapped = map
+                .iter()
+                .find(|entry| matches_key(decode(from.name(), entry.key_bits)))
+                .map(|entry| decode(to.name(), entry.value_bits));
+            mapped.map_or_else(|| reference.cast(x, rounding, oor), Ok)
+        })
+        .collect();
+    let bytes = element_bytes(inputs, from.size());
+    for isa in Isa::available() {
+        let results = cast_kernel(from, to, map, rounding, oor, isa).apply_each(&bytes);
+        for ((&bits, got), want) in inputs.iter().zip(&results).zip(&expected) {
+            let got = got.map(|b| decode(to.name(), b));
+            assert_eq!(
+                &got,
+                want,
+                "{from} {bits:#x} ({:?}) -> {to}, {rounding:?}, {oor:?}, {isa:?}",
+                decode(from.name(), bits)
+            );
+        }
     }
     inputs.len()
 }

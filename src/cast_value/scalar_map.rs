@@ -94,28 +94,43 @@ impl<S: MapInput, D: Element> ScalarMap<S, D> {
         }
     }
 
-    /// Whether the map has no entries.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// Overwrites the output of every element that matches a key, and clears its flag.
-    ///
-    /// One pass per entry over the block (in cache), each a compare and select that vectorises.
-    pub(crate) fn apply(&self, input: &[S::Storage], output: &mut [D::Storage], flags: &mut [u8]) {
+    /// Overwrites the output of every element that matches a key.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    pub(crate) fn overwrite(&self, input: &[S::Storage], output: &mut [D::Storage]) {
         for &(key, key_is_nan, mapped) in &self.entries {
-            let items = input.iter().zip(output.iter_mut()).zip(flags.iter_mut());
+            let items = input.iter().zip(output.iter_mut());
             if key_is_nan {
-                for ((&x, y), flag) in items {
-                    let hit = S::key_is_nan(S::key(x));
-                    *y = if hit { mapped } else { *y };
-                    *flag &= u8::from(!hit);
+                for (&x, y) in items {
+                    *y = if S::key_is_nan(S::key(x)) { mapped } else { *y };
                 }
             } else {
-                for ((&x, y), flag) in items {
-                    let hit = S::key(x) == key;
-                    *y = if hit { mapped } else { *y };
-                    *flag &= u8::from(!hit);
+                for (&x, y) in items {
+                    *y = if S::key(x) == key { mapped } else { *y };
+                }
+            }
+        }
+    }
+
+    /// Clears the flag of every element that matches a key.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    pub(crate) fn unflag(&self, input: &[S::Storage], flags: &mut [u8]) {
+        for &(key, key_is_nan, _) in &self.entries {
+            let items = input.iter().zip(flags.iter_mut());
+            if key_is_nan {
+                for (&x, flag) in items {
+                    *flag &= u8::from(!S::key_is_nan(S::key(x)));
+                }
+            } else {
+                for (&x, flag) in items {
+                    *flag &= u8::from(S::key(x) != key);
                 }
             }
         }
@@ -181,7 +196,8 @@ mod tests {
         let input = [f64::NAN, -0.0, 1.0];
         let mut output = [7u8; 3];
         let mut flags = [1u8; 3];
-        map.apply(&input, &mut output, &mut flags);
+        map.overwrite(&input, &mut output);
+        map.unflag(&input, &mut flags);
         assert_eq!(output, [0, 9, 7]);
         assert_eq!(flags, [0, 0, 1]);
     }

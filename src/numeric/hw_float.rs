@@ -31,18 +31,77 @@ pub(crate) trait HwFloat:
     const INTEGRAL: Self;
     /// One half.
     const HALF: Self;
+    /// `1.5 × 2^(precision - 1)`: an integral value `|c| < 2^(precision - 2)` added to it gives an
+    /// exact sum whose low bits are `c` in two's complement.
+    const MAGIC: Self;
+
+    /// The value as f64 (exact).
+    fn to_f64(self) -> f64;
+    /// An f64 as this float (exact only for values it holds).
+    fn from_f64(x: f64) -> Self;
+
+    /// The same value in another hardware float that holds it.
+    #[inline]
+    fn convert<C: HwFloat>(self) -> C {
+        C::from_f64(self.to_f64())
+    }
 }
 
 impl HwFloat for f32 {
     const FORMAT: FloatFormat = FloatFormat::FLOAT32;
     const INTEGRAL: Self = 8_388_608.0;
     const HALF: Self = 0.5;
+    const MAGIC: Self = 12_582_912.0;
+
+    #[inline]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+
+    #[inline]
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "callers pass values float32 holds"
+    )]
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
 }
 
 impl HwFloat for f64 {
     const FORMAT: FloatFormat = FloatFormat::FLOAT64;
     const INTEGRAL: Self = 4_503_599_627_370_496.0;
     const HALF: Self = 0.5;
+    const MAGIC: Self = 6_755_399_441_055_744.0;
+
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self
+    }
+
+    #[inline]
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+}
+
+/// The next float towards +Infinity (`r` finite).
+#[inline]
+pub(crate) fn next_up<F: HwFloat>(r: F) -> F {
+    let bits = Storage::to_bits(r);
+    if r > F::zero() {
+        F::from_bits(bits + 1)
+    } else if r < F::zero() {
+        F::from_bits(bits - 1)
+    } else {
+        F::from_bits(1)
+    }
+}
+
+/// The next float towards -Infinity (`r` finite).
+#[inline]
+pub(crate) fn next_down<F: HwFloat>(r: F) -> F {
+    -next_up(-r)
 }
 
 /// `|x|` rounded to an integer, ties to even (NaN and infinities unchanged).

@@ -22,6 +22,7 @@ use crate::error::{ElementFault, FaultKind};
 use crate::numeric::{
     NumericType, Value, check_scalar_syntax, decode, element_bits, numeric_type, parse_scalar,
 };
+use crate::simd::Isa;
 
 /// The `scale_offset` codec: `(x - offset) * scale` on encode, `(x / scale) + offset` on decode,
 /// in the arithmetic of the data type.
@@ -137,7 +138,7 @@ impl ScaleOffsetCodec {
         }
         let kernels = (!parameters.is_identity()).then(|| {
             [Direction::Encode, Direction::Decode]
-                .map(|direction| scale_offset_kernel(t, direction, parameters))
+                .map(|direction| scale_offset_kernel(t, direction, parameters, Isa::best()))
         });
         Ok(Bound {
             data_type: t,

@@ -11,6 +11,7 @@ use crate::dispatch::scale_offset_kernel;
 use crate::error::FaultKind;
 use crate::numeric::{NumericType, RoundingMode, decode as value_of, parse_scalar};
 use crate::reference::{RefValue, Reference, decode};
+use crate::simd::Isa;
 
 use super::arithmetic::Parameters;
 
@@ -178,15 +179,28 @@ fn check(t: NumericType, offset: Option<&str>, scale: Option<&str>, inputs: &[u6
     let reference_scale = scale_bits.map(|b| decode(t.name(), b));
     let bytes = element_bytes(inputs, t.size());
     for direction in [Direction::Encode, Direction::Decode] {
-        let results = scale_offset_kernel(t, direction, parameters).apply_each(&bytes);
-        for (&bits, got) in inputs.iter().zip(&results) {
-            let x = decode(t.name(), bits);
-            let want = reference(t, &rounder, direction, reference_offset, reference_scale, x);
-            let got = got.map(|b| decode(t.name(), b));
-            assert_eq!(
-                got, want,
-                "{t} {direction} {bits:#x} ({x:?}), offset {offset:?}, scale {scale:?}"
-            );
+        let expected: Vec<_> = inputs
+            .iter()
+            .map(|&bits| {
+                reference(
+                    t,
+                    &rounder,
+                    direction,
+                    reference_offset,
+                    reference_scale,
+                    decode(t.name(), bits),
+                )
+            })
+            .collect();
+        for isa in Isa::available() {
+            let results = scale_offset_kernel(t, direction, parameters, isa).apply_each(&bytes);
+            for ((&bits, got), want) in inputs.iter().zip(&results).zip(&expected) {
+                let got = got.map(|b| decode(t.name(), b));
+                assert_eq!(
+                    &got, want,
+                    "{t} {direction} {bits:#x}, offset {offset:?}, scale {scale:?}, {isa:?}"
+                );
+            }
         }
     }
     2 * inputs.len()

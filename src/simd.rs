@@ -1,0 +1,141 @@
+//! Run-time choice of the instruction set the kernel loops are compiled for.
+//!
+//! The kernels are plain loops written for auto-vectorisation. Each kernel hands its loops to
+//! [`Isa::run`] as a [`Vectorized`] value, whose `#[inline(always)]` method is compiled again
+//! into a function with the AVX2 target feature enabled and once more with AVX-512 (F, VL, DQ,
+//! BW); the best copy the CPU can run is chosen once. (A trait rather than a closure: inlining is then guaranteed, not a heuristic.) Only this
+//! module holds `unsafe`. The results are the same on every path (no fused multiply-add, no
+//! approximate instructions); the tests run every kernel on every path the CPU offers.
+
+use std::sync::OnceLock;
+
+/// An instruction set the kernel loops can run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Isa(Set);
+
+/// Private, so that only detection can produce a set the CPU might not have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Set {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Isa {
+    /// The baseline of the compilation target.
+    pub(crate) const PORTABLE: Self = Self(Set::Portable);
+
+    /// The best instruction set of this CPU (detected once).
+    pub(crate) fn best() -> Self {
+        static BEST: OnceLock<Isa> = OnceLock::new();
+        *BEST.get_or_init(|| *Self::available().last().unwrap_or(&Self::PORTABLE))
+    }
+
+    /// Every instruction set this CPU can run, the baseline first.
+    pub(crate) fn available() -> Vec<Self> {
+        let mut sets = vec![Self::PORTABLE];
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            sets.push(Self(Set::Avx2));
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+                && std::arch::is_x86_feature_detected!("avx512dq")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+            {
+                sets.push(Self(Set::Avx512));
+            }
+        }
+        sets
+    }
+
+    /// Runs `loops` compiled for this instruction set.
+    pub(crate) fn run<V: Vectorized>(self, loops: V) -> V::Output {
+        match self.0 {
+            Set::Portable => loops.run(),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Set::Avx2` exists only when `is_x86_feature_detected!("avx2")` said so.
+            Set::Avx2 => unsafe { avx2(loops) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Set::Avx512` exists only when detection found AVX2 and the four AVX-512
+            // subsets.
+            Set::Avx512 => unsafe { avx512(loops) },
+        }
+    }
+}
+
+/// Loops to compile for each instruction set.
+pub(crate) trait Vectorized {
+    /// What the loops give.
+    type Output;
+    /// Runs the loops. Implementations are `#[inline(always)]`, as is every function they call on
+    /// the hot path, so that they are compiled into each instruction set's copy.
+    fn run(self) -> Self::Output;
+}
+
+/// `loops` compiled with AVX2 enabled.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn avx2<V: Vectorized>(loops: V) -> V::Output {
+    loops.run()
+}
+
+/// `loops` compiled with AVX-512 (F, VL, DQ, BW) enabled.
+///
+/// # Safety
+/// The CPU must support AVX2 and those AVX-512 subsets.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512vl,avx512dq,avx512bw")]
+unsafe fn avx512<V: Vectorized>(loops: V) -> V::Output {
+    loops.run()
+}
+
+/// Asks the CPU to start loading the bytes at `addresses` into its caches (one hint per 64-byte
+/// line). Nothing is read: a prefetch hint never faults, whatever the address.
+#[inline]
+pub(crate) fn prefetch(addresses: std::ops::Range<*const u8>) {
+    let (start, len) = (
+        addresses.start,
+        addresses.end as usize - addresses.start as usize,
+    );
+    #[cfg(target_arch = "x86_64")]
+    for offset in (0..len).step_by(64) {
+        // SAFETY: SSE is part of the x86_64 baseline; a prefetch hint neither faults nor changes
+        // anything the program can observe, for any address.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                start.wrapping_add(offset).cast(),
+            );
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (start, len);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Sum<'a>(&'a [u32]);
+
+    impl Vectorized for Sum<'_> {
+        type Output = u32;
+        fn run(self) -> u32 {
+            self.0.iter().sum()
+        }
+    }
+
+    #[test]
+    fn the_baseline_is_always_available_and_the_best_set_is_one_of_them() {
+        let available = Isa::available();
+        assert_eq!(available[0], Isa::PORTABLE);
+        assert!(available.contains(&Isa::best()));
+        for isa in available {
+            assert_eq!(isa.run(Sum(&[40, 2])), 42);
+        }
+    }
+}
