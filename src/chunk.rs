@@ -4,7 +4,8 @@
 //! module feeds it from the bytes of a chunk:
 //! - owned input with an output that is not wider is converted in place: at equal width where it
 //!   is when the kernel can, else block by block through a copy on the stack where the output of a
-//!   block would overwrite its own input; otherwise the output goes to one new buffer;
+//!   block would overwrite its own input; otherwise the output goes to one new buffer (see
+//!   [`buffer`](crate::buffer));
 //! - nothing assumes alignment: misaligned bytes pass through the same stack blocks;
 //! - large chunks are split over rayon threads when asked for.
 
@@ -109,7 +110,7 @@ impl<K: BlockKernel> ChunkKernel for K {
                 Ok(Cow::Owned(buffer))
             }
             bytes => {
-                let mut output = vec![0u8; n * out_size];
+                let mut output = crate::buffer::zeroed(n * out_size);
                 convert_to(self, &bytes, &mut output, n, tasks)?;
                 Ok(Cow::Owned(output))
             }
@@ -488,6 +489,17 @@ mod tests {
         shifted[1..].copy_from_slice(&input);
         let misaligned = Narrow.apply(Cow::Borrowed(&shifted[1..]), 1).unwrap();
         assert_eq!(misaligned.as_ref(), expected.as_slice());
+    }
+
+    #[test]
+    fn large_chunks_recommend_one_thread_per_task_and_small_ones_one_thread() {
+        let concurrency = |elements: u64| {
+            recommended_concurrency(&[std::num::NonZeroU64::new(elements).unwrap()]).max()
+        };
+        assert_eq!(concurrency(65_536), 1);
+        assert_eq!(concurrency(2 * MIN_ELEMENTS_PER_TASK as u64 - 1), 1);
+        assert_eq!(concurrency(2 * MIN_ELEMENTS_PER_TASK as u64), 2);
+        assert_eq!(concurrency(1 << 24), (1 << 24) / MIN_ELEMENTS_PER_TASK);
     }
 
     #[test]

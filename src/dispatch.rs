@@ -64,7 +64,11 @@ pub(crate) fn cast_kernel(
     out_of_range: Option<OutOfRangeMode>,
     isa: Isa,
 ) -> Arc<dyn ChunkKernel> {
-    if from.size() == 1 {
+    // One-byte inputs go by table, except int8 and uint8 into float32 and float64: a conversion
+    // instruction and the map's compare/select beat a table lookup per element.
+    let byte_to_float = matches!(from, NumericType::Int8 | NumericType::UInt8)
+        && matches!(to, NumericType::Float32 | NumericType::Float64);
+    if from.size() == 1 && !byte_to_float {
         return lut_kernel(from, to, |value| match lookup(map, value) {
             Some(bits) => Ok(bits),
             None => encode(value, to.kind(), rounding, out_of_range),
@@ -96,7 +100,7 @@ pub(crate) fn cast_kernel(
             from,
             to,
             int_to_float(args),
-            [Int16, Int32, Int64, UInt16, UInt32, UInt64],
+            [Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64],
             [Float32, Float64]
         )
     })

@@ -49,6 +49,7 @@
 //! MIT license, at your option.
 
 mod binding;
+mod buffer;
 pub mod cast_value;
 mod chunk;
 mod dispatch;

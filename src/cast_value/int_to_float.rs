@@ -1,4 +1,4 @@
-//! Fast path: 16- to 64-bit integers to float32 and float64.
+//! Fast path: 8- to 64-bit integers to float32 and float64.
 //!
 //! The hardware conversion rounds to nearest, ties to even, which is the `nearest-even` result.
 //! For the other modes it is used where it is exact (magnitudes up to `2^precision`); larger

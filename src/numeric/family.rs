@@ -137,7 +137,7 @@ macro_rules! int_map_inputs {
         }
     )*};
 }
-int_map_inputs!(Int16, Int32, Int64, UInt16, UInt32, UInt64);
+int_map_inputs!(Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64);
 
 macro_rules! float_map_inputs {
     ($($t:ident),*) => {$(
