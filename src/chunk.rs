@@ -344,22 +344,31 @@ fn convert_block<K: BlockKernel>(
     output: &mut [u8],
     ahead: Range<*const u8>,
 ) -> Result<(), ElementFault> {
+    if let Ok(out) = bytemuck::try_cast_slice_mut::<u8, K::Out>(output) {
+        return convert_pieces(kernel, input, out, &ahead);
+    }
+    // Misaligned output: convert into a block on the stack, then copy.
     let mut staged = [K::Out::zeroed(); BLOCK];
-    let typed = bytemuck::try_cast_slice_mut::<u8, K::Out>(output);
-    let direct = typed.is_ok();
-    let out: &mut [K::Out] = match typed {
-        Ok(typed) => typed,
-        Err(_) => &mut staged[..input.len()],
-    };
-    for (range, next) in pieces::<K::In>(&ahead, input.len()) {
+    let out = &mut staged[..input.len()];
+    convert_pieces(kernel, input, out, &ahead)?;
+    output.copy_from_slice(bytemuck::cast_slice(out));
+    Ok(())
+}
+
+/// Converts `input` into `output` in pieces, each preceded by the prefetch of the matching part
+/// of `ahead`.
+fn convert_pieces<K: BlockKernel>(
+    kernel: &K,
+    input: &[K::In],
+    output: &mut [K::Out],
+    ahead: &Range<*const u8>,
+) -> Result<(), ElementFault> {
+    for (range, next) in pieces::<K::In>(ahead, input.len()) {
         crate::simd::prefetch(next);
         let first = range.start;
         kernel
-            .convert(&input[range.clone()], &mut out[range])
+            .convert(&input[range.clone()], &mut output[range])
             .map_err(|f| f.offset(first))?;
-    }
-    if !direct {
-        output.copy_from_slice(bytemuck::cast_slice(&staged[..input.len()]));
     }
     Ok(())
 }

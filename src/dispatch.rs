@@ -8,7 +8,7 @@ use std::sync::Arc;
 use num_traits::AsPrimitive;
 
 use crate::Direction;
-use crate::cast_value::kernel::{CastKernel, ExactOnly};
+use crate::cast_value::kernel::{CastKernel, ExactOnly, FastPath};
 use crate::cast_value::scalar_map::{MapEntry, ScalarMap, lookup};
 use crate::cast_value::{FloatToFloat, FloatToInt, IntToFloat, IntToInt};
 use crate::chunk::ChunkKernel;
@@ -140,7 +140,19 @@ pub(crate) fn cast_kernel(
     .expect("every pair of supported data types has a kernel")
 }
 
+/// The configuration of a cast: `(scalar_map entries, rounding, out_of_range, instruction set)`.
 type Args<'a> = (&'a [MapEntry], RoundingMode, Option<OutOfRangeMode>, Isa);
+
+/// The complete cast around the fast path `fast`, with the `scalar_map` entries `map`.
+fn cast<P: FastPath>(fast: P, (map, rounding, oor, isa): Args<'_>) -> Arc<dyn ChunkKernel> {
+    Arc::new(CastKernel::new(
+        fast,
+        ScalarMap::new(map),
+        rounding,
+        oor,
+        isa,
+    ))
+}
 
 fn float_to_int<S, D>((map, rounding, oor, isa): Args<'_>) -> Arc<dyn ChunkKernel>
 where
@@ -158,75 +170,42 @@ where
         .filter(|entry| !entry.key.is_nan())
         .copied()
         .collect();
-    let fast = FloatToInt::<S, D>::new(rounding, oor, nan);
-    Arc::new(CastKernel::new(
-        fast,
-        ScalarMap::new(&others),
-        rounding,
-        oor,
-        isa,
-    ))
+    cast(
+        FloatToInt::<S, D>::new(rounding, oor, nan),
+        (&others, rounding, oor, isa),
+    )
 }
 
-fn int_to_int<S, D>((map, rounding, oor, isa): Args<'_>) -> Arc<dyn ChunkKernel>
+fn int_to_int<S, D>(args: Args<'_>) -> Arc<dyn ChunkKernel>
 where
     S: IntElement + MapInput,
     D: IntElement,
     S::Storage: AsPrimitive<D::Storage>,
 {
-    let fast = IntToInt::<S, D>::new(oor);
-    Arc::new(CastKernel::new(
-        fast,
-        ScalarMap::new(map),
-        rounding,
-        oor,
-        isa,
-    ))
+    cast(IntToInt::<S, D>::new(args.2), args)
 }
 
-fn int_to_float<S, D>((map, rounding, oor, isa): Args<'_>) -> Arc<dyn ChunkKernel>
+fn int_to_float<S, D>(args: Args<'_>) -> Arc<dyn ChunkKernel>
 where
     S: IntElement + MapInput,
     D: Element<Storage: HwFloat>,
     S::Storage: AsPrimitive<D::Storage>,
 {
-    let fast = IntToFloat::<S, D>::new(rounding);
-    Arc::new(CastKernel::new(
-        fast,
-        ScalarMap::new(map),
-        rounding,
-        oor,
-        isa,
-    ))
+    cast(IntToFloat::<S, D>::new(args.1), args)
 }
 
-fn float_to_float<S, D>((map, rounding, oor, isa): Args<'_>) -> Arc<dyn ChunkKernel>
+fn float_to_float<S, D>(args: Args<'_>) -> Arc<dyn ChunkKernel>
 where
     S: FloatElement + MapInput,
     D: Element<Storage: HwFloat>,
     S::Wide: AsPrimitive<D::Storage>,
     D::Storage: AsPrimitive<S::Wide>,
 {
-    let fast = FloatToFloat::<S, D>::new(rounding);
-    Arc::new(CastKernel::new(
-        fast,
-        ScalarMap::new(map),
-        rounding,
-        oor,
-        isa,
-    ))
+    cast(FloatToFloat::<S, D>::new(args.1), args)
 }
 
-fn exact_only<S: MapInput, D: Element>(
-    (map, rounding, oor, isa): Args<'_>,
-) -> Arc<dyn ChunkKernel> {
-    Arc::new(CastKernel::new(
-        ExactOnly::<S, D>::new(),
-        ScalarMap::new(map),
-        rounding,
-        oor,
-        isa,
-    ))
+fn exact_only<S: MapInput, D: Element>(args: Args<'_>) -> Arc<dyn ChunkKernel> {
+    cast(ExactOnly::<S, D>::new(), args)
 }
 
 /// The `scale_offset` kernel for `data_type` in `direction`.
