@@ -13,7 +13,7 @@ use std::marker::PhantomData;
 use num_traits::{AsPrimitive, Float, Zero};
 
 use super::kernel::FastPath;
-use crate::numeric::{Element, FloatElement, HwFloat, MapInput, RoundingMode, next_down, next_up};
+use crate::numeric::{Element, FloatElement, HwFloat, MapInput, RoundingMode};
 
 /// A float → float fast path.
 #[derive(Debug)]
@@ -54,28 +54,28 @@ where
             RoundingMode::NearestEven => r,
             RoundingMode::TowardsZero => {
                 let toward_zero = if r > D::Storage::zero() {
-                    next_down(r)
+                    r.next_down()
                 } else {
-                    next_up(r)
+                    r.next_up()
                 };
                 if back.abs() > w.abs() { toward_zero } else { r }
             }
             RoundingMode::TowardsPositive => {
                 if back < w {
-                    next_up(r)
+                    r.next_up()
                 } else {
                     r
                 }
             }
             RoundingMode::TowardsNegative => {
                 if back > w {
-                    next_down(r)
+                    r.next_down()
                 } else {
                     r
                 }
             }
             RoundingMode::NearestAway => {
-                let other = if back < w { next_up(r) } else { next_down(r) };
+                let other = if back < w { r.next_up() } else { r.next_down() };
                 let other_back: S::Wide = other.as_();
                 let tie = w - back == other_back - w;
                 if tie && back.abs() < w.abs() {
@@ -114,18 +114,6 @@ where
         }
         any
     }
-
-    #[expect(
-        clippy::inline_always,
-        reason = "called with a constant mode, which must fold into one loop per mode"
-    )]
-    #[inline(always)]
-    fn run_mark(mode: RoundingMode, input: &[S::Storage], flags: &mut [u8]) {
-        for (&x, flag) in input.iter().zip(flags.iter_mut()) {
-            let w = S::widen(x);
-            *flag = u8::from(Self::undecided(w, Self::narrow(w, mode)));
-        }
-    }
 }
 
 impl<S, D> FastPath for FloatToFloat<S, D>
@@ -160,29 +148,6 @@ where
             }
             RoundingMode::TowardsNegative => {
                 Self::run(RoundingMode::TowardsNegative, input, output)
-            }
-        }
-    }
-
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn mark(&self, input: &[S::Storage], flags: &mut [u8]) {
-        if !Self::NARROWING {
-            flags.fill(0);
-            return;
-        }
-        match self.rounding {
-            RoundingMode::NearestEven => Self::run_mark(RoundingMode::NearestEven, input, flags),
-            RoundingMode::NearestAway => Self::run_mark(RoundingMode::NearestAway, input, flags),
-            RoundingMode::TowardsZero => Self::run_mark(RoundingMode::TowardsZero, input, flags),
-            RoundingMode::TowardsPositive => {
-                Self::run_mark(RoundingMode::TowardsPositive, input, flags);
-            }
-            RoundingMode::TowardsNegative => {
-                Self::run_mark(RoundingMode::TowardsNegative, input, flags);
             }
         }
     }

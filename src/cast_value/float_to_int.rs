@@ -23,7 +23,7 @@ use num_traits::{AsPrimitive, Float};
 use super::kernel::FastPath;
 use crate::numeric::{
     FloatElement, HwFloat, IntElement, Kind, MapInput, OutOfRangeMode, RoundingMode, Storage,
-    Value, encode, next_down, next_up, round_to_integral,
+    Value, encode, round_to_integral,
 };
 
 /// A float → integer fast path.
@@ -68,32 +68,32 @@ fn rounding_thresholds<C: HwFloat>(mode: RoundingMode, lo: C, hi: C) -> (C, C) {
     let (one, half) = (C::one(), C::HALF);
     let even = |x: C| (x * half).fract() == C::zero();
     match mode {
-        RoundingMode::TowardsNegative => (lo, next_down(hi + one)),
-        RoundingMode::TowardsPositive => (next_up(lo - one), hi),
-        RoundingMode::TowardsZero => (next_up(lo - one), next_down(hi + one)),
+        RoundingMode::TowardsNegative => (lo, (hi + one).next_down()),
+        RoundingMode::TowardsPositive => ((lo - one).next_up(), hi),
+        RoundingMode::TowardsZero => ((lo - one).next_up(), (hi + one).next_down()),
         // Ties go away from zero: lo - 0.5 rounds to lo - 1 when lo ≤ 0, and to lo when lo > 0.
         RoundingMode::NearestAway => (
             if lo > C::zero() {
                 lo - half
             } else {
-                next_up(lo - half)
+                (lo - half).next_up()
             },
             if hi < C::zero() {
                 hi + half
             } else {
-                next_down(hi + half)
+                (hi + half).next_down()
             },
         ),
         RoundingMode::NearestEven => (
             if even(lo) {
                 lo - half
             } else {
-                next_up(lo - half)
+                (lo - half).next_up()
             },
             if even(hi) {
                 hi + half
             } else {
-                next_down(hi + half)
+                (hi + half).next_down()
             },
         ),
     }
@@ -318,15 +318,6 @@ where
             RoundingMode::TowardsZero => self.run(RoundingMode::TowardsZero, input, output),
             RoundingMode::TowardsPositive => self.run(RoundingMode::TowardsPositive, input, output),
             RoundingMode::TowardsNegative => self.run(RoundingMode::TowardsNegative, input, output),
-        }
-    }
-
-    /// Marks by converting into a scratch block: the flags are the elements whose conversion
-    /// alone is undecided (rare, so the repeated work does not matter).
-    fn mark(&self, input: &[S::Storage], flags: &mut [u8]) {
-        let mut scratch = [D::Storage::default(); 1];
-        for (&x, flag) in input.iter().zip(flags.iter_mut()) {
-            *flag = u8::from(self.convert(std::slice::from_ref(&x), &mut scratch));
         }
     }
 }

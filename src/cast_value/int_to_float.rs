@@ -63,17 +63,4 @@ where
         }
         outside
     }
-
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn mark(&self, input: &[S::Storage], flags: &mut [u8]) {
-        let (lo, hi) = (self.lo, self.hi);
-        let directed = self.rounding != RoundingMode::NearestEven;
-        for (&x, flag) in input.iter().zip(flags.iter_mut()) {
-            *flag = u8::from(directed && (x < lo || x > hi));
-        }
-    }
 }

@@ -73,16 +73,4 @@ where
             }
         }
     }
-
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn mark(&self, input: &[S::Storage], flags: &mut [u8]) {
-        let (lo, hi) = (self.lo, self.hi);
-        for (&x, flag) in input.iter().zip(flags.iter_mut()) {
-            *flag = u8::from(self.out_of_range.is_none() && (x < lo || x > hi));
-        }
-    }
 }

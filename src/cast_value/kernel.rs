@@ -34,8 +34,20 @@ pub(crate) trait FastPath: Send + Sync + Debug + 'static {
         output: &mut [<Self::To as Element>::Storage],
     ) -> bool;
 
-    /// Sets the flag (to 1) of every element that `convert` cannot decide exactly.
-    fn mark(&self, input: &[<Self::From as Element>::Storage], flags: &mut [u8]);
+    /// Sets the flag (to 1) of every element that `convert` cannot decide exactly, by converting
+    /// each element on its own (this runs only for blocks that hold such elements, and then the
+    /// exact path costs far more).
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn mark(&self, input: &[<Self::From as Element>::Storage], flags: &mut [u8]) {
+        let mut scratch = [<Self::To as Element>::Storage::default()];
+        for (x, flag) in input.iter().zip(flags.iter_mut()) {
+            *flag = u8::from(self.convert(std::slice::from_ref(x), &mut scratch));
+        }
+    }
 }
 
 /// A complete cast between two element types.
@@ -168,9 +180,5 @@ impl<S: MapInput, D: Element> FastPath for ExactOnly<S, D> {
 
     fn convert(&self, input: &[S::Storage], _output: &mut [D::Storage]) -> bool {
         !input.is_empty()
-    }
-
-    fn mark(&self, _input: &[S::Storage], flags: &mut [u8]) {
-        flags.fill(1);
     }
 }

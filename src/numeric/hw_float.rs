@@ -40,6 +40,11 @@ pub(crate) trait HwFloat:
     /// An f64 as this float (exact only for values it holds).
     fn from_f64(x: f64) -> Self;
 
+    /// The next float towards +Infinity (the standard library's `next_up`).
+    fn next_up(self) -> Self;
+    /// The next float towards -Infinity (the standard library's `next_down`).
+    fn next_down(self) -> Self;
+
     /// The same value in another hardware float that holds it.
     #[inline]
     fn convert<C: HwFloat>(self) -> C {
@@ -66,6 +71,16 @@ impl HwFloat for f32 {
     fn from_f64(x: f64) -> Self {
         x as f32
     }
+
+    #[inline]
+    fn next_up(self) -> Self {
+        f32::next_up(self)
+    }
+
+    #[inline]
+    fn next_down(self) -> Self {
+        f32::next_down(self)
+    }
 }
 
 impl HwFloat for f64 {
@@ -83,25 +98,16 @@ impl HwFloat for f64 {
     fn from_f64(x: f64) -> Self {
         x
     }
-}
 
-/// The next float towards +Infinity (`r` finite).
-#[inline]
-pub(crate) fn next_up<F: HwFloat>(r: F) -> F {
-    let bits = Storage::to_bits(r);
-    if r > F::zero() {
-        F::from_bits(bits + 1)
-    } else if r < F::zero() {
-        F::from_bits(bits - 1)
-    } else {
-        F::from_bits(1)
+    #[inline]
+    fn next_up(self) -> Self {
+        f64::next_up(self)
     }
-}
 
-/// The next float towards -Infinity (`r` finite).
-#[inline]
-pub(crate) fn next_down<F: HwFloat>(r: F) -> F {
-    -next_up(-r)
+    #[inline]
+    fn next_down(self) -> Self {
+        f64::next_down(self)
+    }
 }
 
 /// `|x|` rounded to an integer, ties to even (NaN and infinities unchanged).

@@ -14,7 +14,7 @@ pub(crate) use convert::{OutOfRangeMode, decode, encode, exact_f64};
 pub(crate) use element::{Element, Storage, with_element};
 pub(crate) use family::{FloatElement, IntElement, MapInput};
 pub(crate) use float_format::FloatFormat;
-pub(crate) use hw_float::{HwFloat, next_down, next_up, round_to_integral};
+pub(crate) use hw_float::{HwFloat, round_to_integral};
 pub(crate) use round::RoundingMode;
 pub(crate) use scalar::{check_scalar_syntax, parse_scalar};
 pub(crate) use value::Value;
