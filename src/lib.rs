@@ -49,22 +49,19 @@
 //! MIT license, at your option.
 
 mod binding;
-mod buffer;
 pub mod cast_value;
-mod chunk;
-mod dispatch;
+mod checks;
 mod error;
-mod lut;
+mod fill;
+mod kernel;
 mod numeric;
 #[cfg(test)]
+#[path = "../tests/reference/mod.rs"]
 mod reference;
-#[cfg(test)]
-mod roundtrip_tests;
 pub mod scale_offset;
-mod simd;
 mod validate;
 
 pub use cast_value::{CastValueCodec, CastValueError};
-pub use error::Direction;
+pub use error::{Direction, ElementErrorKind};
 pub use scale_offset::{ScaleOffsetCodec, ScaleOffsetError};
 pub use validate::validate_array;

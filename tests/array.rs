@@ -168,17 +168,23 @@ fn codecs_built_in_code_write_their_configuration() {
 }
 
 #[test]
-fn a_zero_scale_is_rejected_when_the_array_is_opened() {
-    for scale in [
-        json!(0),
-        json!(0.0),
-        json!(-0.0),
-        json!("0x0000000000000000"),
-    ] {
+fn a_zero_scale_is_rejected_when_the_array_is_opened_or_when_its_hex_value_is_known() {
+    for scale in [json!(0), json!(0.0), json!(-0.0)] {
         let codecs = json!([{"name": "scale_offset", "configuration": {"scale": scale}}]);
         let error = open(&[4], &[4], "float64", json!(0), codecs).unwrap_err();
-        assert!(error.contains("scale must not be zero"), "{error}");
+        assert!(error.contains("is zero; it must not be"), "{error}");
     }
+    // A hex string is a zero only in the data type it is read in.
+    let codecs =
+        json!([{"name": "scale_offset", "configuration": {"scale": "0x0000000000000000"}}]);
+    let (_, array) = open(&[4], &[4], "float64", json!(0), codecs).unwrap();
+    let error = validate_array(&array).unwrap_err().to_string();
+    assert!(error.contains("is zero; it must not be"), "{error}");
+    let error = array
+        .store_array_subset(&span(0, 4), vec![1.0f64; 4])
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("is zero; it must not be"), "{error}");
 }
 
 #[test]

@@ -2,14 +2,15 @@
 
 use zarrs::array::DataType;
 
-use crate::Direction;
+use crate::{Direction, ElementErrorKind};
 
 /// An error of the `cast_value` codec.
 ///
-/// zarrs reports configuration errors as
-/// [`PluginCreateError::ConfigurationInvalid`](zarrs::plugin::PluginCreateError) and the others as
-/// [`CodecError::Other`](zarrs::array::codec::api::CodecError) (or
-/// [`CodecError::UnsupportedDataType`](zarrs::array::codec::api::CodecError)) with this message.
+/// Each message names the codec and the configuration field or the element (index and value),
+/// and says what to change. zarrs reports configuration errors found when an array is opened as
+/// [`PluginCreateError::ConfigurationInvalid`](zarrs::plugin::PluginCreateError), and the others
+/// as [`CodecError`](zarrs::array::codec::api::CodecError) (an unsupported data type as
+/// `CodecError::UnsupportedDataType`); see [`crate::Error`] for getting this type back.
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CastValueError {
@@ -18,7 +19,7 @@ pub enum CastValueError {
     InvalidConfiguration(String),
     /// The data type entering the codec is not a real-number data type.
     #[error(
-        "cast_value: data type {} is not supported; cast_value converts integer and floating-point data types",
+        "cast_value: the data type {} is not supported; cast_value converts integer and floating-point data types",
         data_type.name_v3().unwrap_or_default()
     )]
     UnsupportedDataType {
@@ -52,23 +53,28 @@ pub enum CastValueError {
         direction: Direction,
         /// The index of the element in the chunk (or chunk subset) being converted.
         index: usize,
-        /// The value of the element.
+        /// The value of the element (for [`ElementErrorKind::InvalidEncoding`], its byte).
         value: String,
         /// The data type of the element.
         from: &'static str,
         /// The data type it is cast to.
         to: &'static str,
-        /// Why it failed and what to change.
+        /// What went wrong.
+        kind: ElementErrorKind,
+        /// Why, and what to change.
         reason: String,
     },
     /// The fill value cannot pass through the codec and back.
-    #[error("cast_value: the fill value {value} of data type {data_type} {reason}")]
+    #[error("cast_value: the fill value {value} ({data_type}) {reason}")]
     FillValue {
         /// The fill value entering the codec.
         value: String,
         /// Its data type.
         data_type: &'static str,
-        /// Why it fails.
+        /// Why it fails, and what to change.
         reason: String,
     },
+    /// The bytes, shape or fill value passed to the codec do not match each other.
+    #[error("cast_value: {0}")]
+    InvalidInput(String),
 }

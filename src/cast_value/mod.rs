@@ -37,12 +37,13 @@
 //! ```
 
 mod codec;
+mod config;
+pub(crate) mod dispatch;
+pub(crate) mod element;
 mod error;
-mod float_to_float;
-mod float_to_int;
-mod int_to_float;
-mod int_to_int;
+mod fast;
 pub(crate) mod kernel;
+mod message;
 #[cfg(test)]
 pub(crate) mod reference_tests;
 pub(crate) mod scalar_map;
@@ -51,10 +52,6 @@ use std::sync::Arc;
 
 pub use codec::CastValueCodec;
 pub use error::CastValueError;
-pub(crate) use float_to_float::FloatToFloat;
-pub(crate) use float_to_int::FloatToInt;
-pub(crate) use int_to_float::IntToFloat;
-pub(crate) use int_to_int::IntToInt;
 use zarrs::array::codec::api::{Codec, CodecPluginV3, CodecTraitsV3};
 use zarrs::metadata::v3::MetadataV3;
 use zarrs::plugin::PluginCreateError;
@@ -74,11 +71,10 @@ inventory::submit! {
 
 impl CodecTraitsV3 for CastValueCodec {
     fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
-        let configuration = metadata.configuration().cloned().ok_or_else(|| {
-            CastValueError::InvalidConfiguration(
-                "the configuration must name the target data_type".into(),
-            )
-        })?;
+        let configuration = metadata
+            .configuration()
+            .cloned()
+            .ok_or_else(|| config::invalid("the configuration must name the target data_type"))?;
         Ok(Codec::ArrayToArray(Arc::new(Self::from_configuration(
             configuration,
         )?)))

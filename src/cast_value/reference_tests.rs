@@ -1,14 +1,20 @@
-//! The `cast_value` kernels against the independent exact reference: exhaustive over every 8- and
-//! 16-bit input, sampled (seeded) for wider inputs, in every rounding and out-of-range mode.
+//! The `cast_value` kernels against the independent model (`tests/reference`): every 8-bit input,
+//! and sampled wider inputs, in every rounding and out-of-range mode, on every instruction set,
+//! both as an encode (with its guard) and as a decode. The exhaustive 16-bit and the large sampled
+//! checks are `#[ignore]`d: `cargo test --release --lib -- --ignored` runs them.
 
+use super::dispatch::{CastSpec, cast_kernel};
+use super::element::ElementCast;
 use super::scalar_map::{MapEntry, read_entries};
 use crate::Direction;
-use crate::dispatch::cast_kernel;
+use crate::error::{Fault, FaultKind};
+use crate::kernel::simd::Isa;
+use crate::kernel::testing::apply_each;
 use crate::numeric::{NumericType, OutOfRangeMode, RoundingMode};
-use crate::reference::{RefValue, Reference, decode};
-use crate::simd::Isa;
+use crate::reference::cast::CastModel;
+use crate::reference::{RefFault, RefValue, Seeded, decode, element_bytes};
 
-const ROUNDINGS: [RoundingMode; 5] = [
+pub(crate) const ROUNDINGS: [RoundingMode; 5] = [
     RoundingMode::NearestEven,
     RoundingMode::NearestAway,
     RoundingMode::TowardsZero,
@@ -16,79 +22,8 @@ const ROUNDINGS: [RoundingMode; 5] = [
     RoundingMode::TowardsNegative,
 ];
 
-/// The native-endian bytes of elements given by their bits.
-pub(crate) fn element_bytes(bits: &[u64], size: usize) -> Vec<u8> {
-    bits.iter()
-        .flat_map(|b| {
-            let bytes = b.to_ne_bytes();
-            if cfg!(target_endian = "little") {
-                bytes[..size].to_vec()
-            } else {
-                bytes[8 - size..].to_vec()
-            }
-        })
-        .collect()
-}
-
-/// A seeded generator (splitmix64).
-pub(crate) struct Seeded(pub(crate) u64);
-
-impl Iterator for Seeded {
-    type Item = u64;
-    fn next(&mut self) -> Option<u64> {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        Some(z ^ (z >> 31))
-    }
-}
-
-/// Casts `inputs` (bits of `from`) with the kernel, on every instruction set, and with the
-/// reference; returns how many inputs were checked and panics on the first difference.
-fn check(
-    from: NumericType,
-    to: NumericType,
-    inputs: &[u64],
-    rounding: RoundingMode,
-    oor: Option<OutOfRangeMode>,
-    map: &[MapEntry],
-) -> usize {
-    let reference = Reference::new(to.name());
-    let expected: Vec<_> = inputs
-        .iter()
-        .map(|&bits| {
-            let x = decode(from.name(), bits);
-            // Keys match numerically: NaN matches NaN, -0 matches +0.
-            #[expect(clippy::float_cmp, reason = "exact numeric equality")]
-            let matches_key = |key: RefValue| match (key, x) {
-                (RefValue::Float(a), RefValue::Float(b)) => a == b,
-                (key, x) => key == x,
-            };
-            let mapped = map
-                .iter()
-                .find(|entry| matches_key(decode(from.name(), entry.key_bits)))
-                .map(|entry| decode(to.name(), entry.value_bits));
-            mapped.map_or_else(|| reference.cast(x, rounding, oor), Ok)
-        })
-        .collect();
-    let bytes = element_bytes(inputs, from.size());
-    for isa in Isa::available() {
-        let results = cast_kernel(from, to, map, rounding, oor, isa).apply_each(&bytes);
-        for ((&bits, got), want) in inputs.iter().zip(&results).zip(&expected) {
-            let got = got.map(|b| decode(to.name(), b));
-            assert_eq!(
-                &got,
-                want,
-                "{from} {bits:#x} ({:?}) -> {to}, {rounding:?}, {oor:?}, {isa:?}",
-                decode(from.name(), bits)
-            );
-        }
-    }
-    inputs.len()
-}
-
-fn out_of_range_modes(to: NumericType) -> Vec<Option<OutOfRangeMode>> {
+/// The out-of-range modes a target allows.
+pub(crate) fn out_of_range_modes(to: NumericType) -> Vec<Option<OutOfRangeMode>> {
     let mut modes = vec![None, Some(OutOfRangeMode::Clamp)];
     if to.is_integer() {
         modes.push(Some(OutOfRangeMode::Wrap));
@@ -96,47 +31,152 @@ fn out_of_range_modes(to: NumericType) -> Vec<Option<OutOfRangeMode>> {
     modes
 }
 
-#[test]
-fn every_8_bit_input_casts_like_the_reference_to_every_type_in_every_mode() {
+/// The model's name for a fault of the crate.
+pub(crate) fn model_fault(fault: Fault) -> RefFault {
+    if fault.encoded.is_some() {
+        return RefFault::Unreadable;
+    }
+    match fault.kind {
+        FaultKind::NanNotRepresentable => RefFault::Nan,
+        FaultKind::InfinityNotRepresentable => RefFault::Infinity,
+        FaultKind::OutOfRange => RefFault::OutOfRange,
+        FaultKind::NotExact => RefFault::NotExact,
+        FaultKind::InvalidEncoding => panic!("the inputs are encodings"),
+    }
+}
+
+/// One configuration of a cast to check.
+struct Case<'a> {
+    from: NumericType,
+    to: NumericType,
+    rounding: RoundingMode,
+    out_of_range: Option<OutOfRangeMode>,
+    encode_map: &'a [MapEntry],
+    /// Whether to check it as an encode (guarded by the decode without maps) or a decode.
+    guarded: bool,
+}
+
+/// Casts `inputs` (bits of `from`) with the kernel on every instruction set and with the model;
+/// returns how many inputs were checked and panics on the first difference.
+fn check(case: &Case<'_>, inputs: &[u64]) -> usize {
+    let (from, to) = (case.from, case.to);
+    let entries = |map: &[MapEntry]| {
+        map.iter()
+            .map(|e| {
+                (
+                    decode(from.name(), e.key_bits),
+                    decode(to.name(), e.value_bits),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let model = CastModel::new(from.name(), to.name(), case.rounding, case.out_of_range)
+        .with_maps(entries(case.encode_map), Vec::new());
+    let expected: Vec<Result<RefValue, RefFault>> = inputs
+        .iter()
+        .map(|&bits| {
+            let x = decode(from.name(), bits);
+            if case.guarded {
+                model.encode(x)
+            } else {
+                model.encode_unchecked(x)
+            }
+        })
+        .collect();
+    let forward = ElementCast {
+        from,
+        to,
+        rounding: case.rounding,
+        out_of_range: case.out_of_range,
+        map: case.encode_map.to_vec(),
+    };
+    let back = case.guarded.then(|| ElementCast {
+        from: to,
+        to: from,
+        map: Vec::new(),
+        ..forward.clone()
+    });
+    let bytes = element_bytes(inputs, from.size());
+    for isa in Isa::available() {
+        let kernel = cast_kernel(&CastSpec {
+            forward: forward.clone(),
+            back: back.clone(),
+            isa,
+        });
+        let results = apply_each(kernel.as_ref(), &bytes);
+        for ((&bits, got), want) in inputs.iter().zip(&results).zip(&expected) {
+            let got = got.map(|b| decode(to.name(), b)).map_err(model_fault);
+            assert_eq!(
+                &got,
+                want,
+                "{from} {bits:#x} ({:?}) -> {to}, {:?}, {:?}, guarded {}, {isa:?}",
+                decode(from.name(), bits),
+                case.rounding,
+                case.out_of_range,
+                case.guarded
+            );
+        }
+    }
+    inputs.len()
+}
+
+/// Checks every configuration from `from` to every type, both guarded and not.
+fn check_all_targets(from: NumericType, inputs: &[u64]) -> usize {
     let mut checked = 0;
-    for &from in NumericType::ALL.iter().filter(|t| t.size() == 1) {
-        let inputs: Vec<u64> = (0..256).collect();
-        for &to in NumericType::ALL {
-            for rounding in ROUNDINGS {
-                for oor in out_of_range_modes(to) {
-                    checked += check(from, to, &inputs, rounding, oor, &[]);
+    for &to in NumericType::ALL {
+        for rounding in ROUNDINGS {
+            for out_of_range in out_of_range_modes(to) {
+                for guarded in [true, false] {
+                    let case = Case {
+                        from,
+                        to,
+                        rounding,
+                        out_of_range,
+                        encode_map: &[],
+                        guarded,
+                    };
+                    checked += check(&case, inputs);
                 }
             }
         }
     }
-    assert_eq!(checked, 16 * 256 * (26 * 5 * 2 + 12 * 5));
+    checked
 }
 
 #[test]
-fn every_16_bit_input_casts_like_the_reference_to_every_type_in_every_mode() {
+fn every_8_bit_input_casts_like_the_model_to_every_type_in_every_mode() {
+    let (mut checked, mut encodings) = (0, 0);
+    for &from in NumericType::ALL.iter().filter(|t| t.size() == 1) {
+        let inputs: Vec<u64> = (0..256).filter(|&b| from.is_encoding(b)).collect();
+        encodings += inputs.len();
+        checked += check_all_targets(from, &inputs);
+    }
+    assert_eq!(encodings, 2488);
+    assert_eq!(checked, 2 * encodings * (26 * 5 * 2 + 12 * 5));
+}
+
+#[test]
+#[ignore = "exhaustive: run in release mode with `cargo test --release --lib -- --ignored`"]
+fn exhaustive_every_16_bit_input_casts_like_the_model_to_every_type_in_every_mode() {
     let mut checked = 0;
     for &from in NumericType::ALL.iter().filter(|t| t.size() == 2) {
         let inputs: Vec<u64> = (0..65_536).collect();
-        for &to in NumericType::ALL {
-            for rounding in ROUNDINGS {
-                for oor in out_of_range_modes(to) {
-                    checked += check(from, to, &inputs, rounding, oor, &[]);
-                }
-            }
-        }
+        checked += check_all_targets(from, &inputs);
     }
-    assert_eq!(checked, 4 * 65_536 * (26 * 5 * 2 + 12 * 5));
+    assert_eq!(checked, 2 * 4 * 65_536 * (26 * 5 * 2 + 12 * 5));
 }
 
-/// Inputs of a wide type: the values where casts change behaviour, and seeded random bits.
-fn wide_inputs(from: NumericType, seed: u64) -> Vec<u64> {
+/// Inputs of a type of at least 16 bits: the values where casts change behaviour, and `random`
+/// seeded random bits.
+pub(crate) fn wide_inputs(from: NumericType, seed: u64, random: usize) -> Vec<u64> {
     let mut inputs: Vec<u64> = Vec::new();
+    #[expect(clippy::cast_possible_truncation, reason = "the value in the type")]
     let f = |x: f64| -> u64 {
-        if from == NumericType::Float32 {
-            #[expect(clippy::cast_possible_truncation)]
-            u64::from((x as f32).to_bits())
-        } else {
-            x.to_bits()
+        match from {
+            NumericType::Float32 => u64::from((x as f32).to_bits()),
+            NumericType::Float16 => u64::from(half::f16::from_f64(x).to_bits()),
+            NumericType::BFloat16 => u64::from(half::bf16::from_f64(x).to_bits()),
+            _ => x.to_bits(),
         }
     };
     if from.is_integer() {
@@ -183,24 +223,53 @@ fn wide_inputs(from: NumericType, seed: u64) -> Vec<u64> {
     } else {
         (1u64 << (8 * from.size())) - 1
     };
-    inputs.extend(Seeded(seed).take(20_000).map(|r| r & mask));
+    inputs.extend(Seeded(seed).take(random).map(|r| r & mask));
     inputs.iter().map(|b| b & mask).collect()
 }
 
 #[test]
-fn sampled_32_and_64_bit_inputs_cast_like_the_reference_to_every_type_in_every_mode() {
+#[ignore = "exhaustive: run in release mode with `cargo test --release --lib -- --ignored`"]
+fn exhaustive_sampled_32_and_64_bit_inputs_cast_like_the_model_to_every_type_in_every_mode() {
     let mut checked = 0;
     for &from in NumericType::ALL.iter().filter(|t| t.size() >= 4) {
-        let inputs = wide_inputs(from, from.size() as u64 * 7919);
+        let inputs = wide_inputs(from, from.size() as u64 * 7919, 20_000);
+        checked += check_all_targets(from, &inputs);
+    }
+    assert!(checked > 2 * 6 * 26 * 10 * 20_000);
+}
+
+#[test]
+fn a_seeded_sample_of_every_wider_type_pair_casts_like_the_model() {
+    // A few inputs per configuration, different for every pair, so that `cargo test` covers every
+    // kernel quickly; the ignored tests cover many more.
+    let mut checked = 0;
+    let mut seed = Seeded(0x5eed);
+    for &from in NumericType::ALL.iter().filter(|t| t.size() >= 2) {
+        let all = wide_inputs(from, 11, 0);
         for &to in NumericType::ALL {
             for rounding in ROUNDINGS {
-                for oor in out_of_range_modes(to) {
-                    checked += check(from, to, &inputs, rounding, oor, &[]);
+                for out_of_range in out_of_range_modes(to) {
+                    let inputs: Vec<u64> = (0..24)
+                        .map(|_| {
+                            all[usize::try_from(seed.next().unwrap() % all.len() as u64).unwrap()]
+                        })
+                        .collect();
+                    for guarded in [true, false] {
+                        let case = Case {
+                            from,
+                            to,
+                            rounding,
+                            out_of_range,
+                            encode_map: &[],
+                            guarded,
+                        };
+                        checked += check(&case, &inputs);
+                    }
                 }
             }
         }
     }
-    assert!(checked > 6 * 26 * 10 * 20_000);
+    assert_eq!(checked, 2 * 24 * 10 * (26 * 5 * 2 + 12 * 5));
 }
 
 #[test]
@@ -241,19 +310,32 @@ fn scalar_map_entries_win_over_every_other_rule() {
             NumericType::Float32,
             r#"[["NaN", 0.0], [1.0, -1.0]]"#,
         ),
+        (
+            NumericType::Int32,
+            NumericType::Float32,
+            r#"[[-1, "NaN"], [7, "Infinity"]]"#,
+        ),
     ];
     for (from, to, json) in maps {
         let entries: Vec<[zarrs::array::FillValueMetadata; 2]> =
             serde_json::from_str(json).unwrap();
         let map = read_entries(&entries, Direction::Encode, from, to).unwrap();
-        let mut inputs = wide_inputs(from, 1)
-            .into_iter()
-            .take(4000)
-            .collect::<Vec<_>>();
+        let mut inputs = wide_inputs(from, 1, 2000);
+        inputs.truncate(1500);
         inputs.extend(map.iter().map(|entry| entry.key_bits));
         for rounding in ROUNDINGS {
-            for oor in out_of_range_modes(to) {
-                check(from, to, &inputs, rounding, oor, &map);
+            for out_of_range in out_of_range_modes(to) {
+                for guarded in [true, false] {
+                    let case = Case {
+                        from,
+                        to,
+                        rounding,
+                        out_of_range,
+                        encode_map: &map,
+                        guarded,
+                    };
+                    check(&case, &inputs);
+                }
             }
         }
     }

@@ -9,7 +9,9 @@ use zarrs::array::FillValueMetadata;
 
 use super::CastValueError;
 use crate::Direction;
-use crate::numeric::{Element, MapInput, NumericType, Storage, Value, decode, parse_scalar};
+use crate::numeric::{
+    MapInput, NumericType, RoundingMode, Storage, Value, decode, encode, parse_scalar,
+};
 
 /// One entry, read for its data types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,71 +71,87 @@ pub(crate) fn lookup(entries: &[MapEntry], value: Value) -> Option<u64> {
         .map(|entry| entry.value_bits)
 }
 
-/// A map typed for a kernel from `S` to `D`.
+/// A map typed for a kernel reading `S` and writing `O`.
+///
+/// Entries whose mapped value the decode of the same configuration rejects are kept apart
+/// (`poisoned`): an element matching one is left to the exact path, which reports it.
 #[derive(Debug)]
-pub(crate) struct ScalarMap<S: MapInput, D: Element> {
+pub(crate) struct ScalarMap<S: MapInput, O: Storage> {
     /// `(key, key is NaN, mapped value)`.
-    entries: Vec<(S::Key, bool, D::Storage)>,
+    entries: Vec<(S, bool, O)>,
+    /// `(key, key is NaN)` of the poisoned entries.
+    poisoned: Vec<(S, bool)>,
 }
 
-impl<S: MapInput, D: Element> ScalarMap<S, D> {
-    /// Types the entries.
-    pub(crate) fn new(entries: &[MapEntry]) -> Self {
+impl<S: MapInput, O: Storage> ScalarMap<S, O> {
+    /// Types the entries for input elements held as `storage` (which holds every key exactly);
+    /// `poisoned` tells the entries to keep apart.
+    pub(crate) fn new(
+        entries: &[MapEntry],
+        storage: NumericType,
+        poisoned: impl Fn(&MapEntry) -> bool,
+    ) -> Self {
+        let key = |entry: &MapEntry| {
+            let bits = encode(entry.key, storage.kind(), RoundingMode::NearestEven, None)
+                .expect("the storage holds every key exactly");
+            (S::from_bits(bits), entry.key.is_nan())
+        };
+        let (bad, good): (Vec<&MapEntry>, Vec<&MapEntry>) =
+            entries.iter().partition(|entry| poisoned(entry));
         Self {
-            entries: entries
-                .iter()
+            entries: good
+                .into_iter()
                 .map(|entry| {
-                    let key = S::key(S::Storage::from_bits(entry.key_bits));
-                    (
-                        key,
-                        entry.key.is_nan(),
-                        D::Storage::from_bits(entry.value_bits),
-                    )
+                    let (k, nan) = key(entry);
+                    (k, nan, O::from_bits(entry.value_bits))
                 })
                 .collect(),
+            poisoned: bad.into_iter().map(key).collect(),
         }
     }
 
-    /// Overwrites the output of every element that matches a key.
+    /// Whether an element matches the key `(key, key is NaN)`.
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    pub(crate) fn overwrite(&self, input: &[S::Storage], output: &mut [D::Storage]) {
+    fn matches(x: S, key: S, key_is_nan: bool) -> bool {
+        if key_is_nan { x.key_is_nan() } else { x == key }
+    }
+
+    /// Overwrites the output of every element that matches a (not poisoned) key; returns whether
+    /// an element matches a poisoned key.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    pub(crate) fn overwrite(&self, input: &[S], output: &mut [O]) -> bool {
         for &(key, key_is_nan, mapped) in &self.entries {
             let items = input.iter().zip(output.iter_mut());
             if key_is_nan {
                 for (&x, y) in items {
-                    *y = if S::key_is_nan(S::key(x)) { mapped } else { *y };
+                    *y = if x.key_is_nan() { mapped } else { *y };
                 }
             } else {
                 for (&x, y) in items {
-                    *y = if S::key(x) == key { mapped } else { *y };
+                    *y = if x == key { mapped } else { *y };
                 }
             }
         }
+        let mut hit = false;
+        for &(key, key_is_nan) in &self.poisoned {
+            hit |= input.iter().any(|&x| Self::matches(x, key, key_is_nan));
+        }
+        hit
     }
 
-    /// Clears the flag of every element that matches a key.
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    pub(crate) fn unflag(&self, input: &[S::Storage], flags: &mut [u8]) {
-        for &(key, key_is_nan, _) in &self.entries {
-            let items = input.iter().zip(flags.iter_mut());
-            if key_is_nan {
-                for (&x, flag) in items {
-                    *flag &= u8::from(!S::key_is_nan(S::key(x)));
-                }
-            } else {
-                for (&x, flag) in items {
-                    *flag &= u8::from(S::key(x) != key);
-                }
-            }
-        }
+    /// Whether the element is settled by a (not poisoned) entry.
+    pub(crate) fn settles(&self, x: S) -> bool {
+        self.entries
+            .iter()
+            .any(|&(key, nan, _)| Self::matches(x, key, nan))
     }
 }
 
@@ -184,21 +202,20 @@ mod tests {
     }
 
     #[test]
-    fn matching_elements_take_the_mapped_value_and_lose_their_flag() {
-        use crate::numeric::element::{Float64, UInt8};
+    fn matching_elements_take_the_mapped_value_and_poisoned_keys_are_reported() {
         let read = entries(
-            r#"[["NaN", 0], [0.0, 9]]"#,
+            r#"[["NaN", 0], [0.0, 9], [2.5, 4]]"#,
             NumericType::Float64,
             NumericType::UInt8,
         )
         .unwrap();
-        let map = ScalarMap::<Float64, UInt8>::new(&read);
+        let map =
+            ScalarMap::<f64, u8>::new(&read, NumericType::Float64, |entry| entry.value_bits == 4);
         let input = [f64::NAN, -0.0, 1.0];
         let mut output = [7u8; 3];
-        let mut flags = [1u8; 3];
-        map.overwrite(&input, &mut output);
-        map.unflag(&input, &mut flags);
+        assert!(!map.overwrite(&input, &mut output));
         assert_eq!(output, [0, 9, 7]);
-        assert_eq!(flags, [0, 0, 1]);
+        assert!(map.settles(f64::NAN) && map.settles(0.0) && !map.settles(2.5));
+        assert!(map.overwrite(&[1.0, 2.5], &mut [0u8; 2]));
     }
 }

@@ -1,29 +1,30 @@
-//! Families of element types that the fast kernels are generic over.
+//! The storage families the fast kernels are generic over.
 
-use num_traits::{AsPrimitive, CheckedRem, PrimInt};
+use num_traits::{AsPrimitive, CheckedRem, PrimInt, WrappingSub};
 
-use super::element::{
-    BFloat16, Float16, Float32, Float64, Int2, Int4, Int8, Int16, Int32, Int64, UInt2, UInt4,
-    UInt8, UInt16, UInt32, UInt64,
-};
-use super::{Element, HwFloat, IntFormat, Kind, Storage};
+use super::{HwFloat, Storage};
 
-/// The storage of an integer element: a primitive integer that converts to every primitive.
+/// A primitive integer that holds integer elements and converts to every primitive.
 pub(crate) trait IntStorage:
     Storage
     + PrimInt
     + CheckedRem
-    + AsPrimitive<i8>
-    + AsPrimitive<i16>
-    + AsPrimitive<i32>
-    + AsPrimitive<i64>
     + AsPrimitive<u8>
     + AsPrimitive<u16>
     + AsPrimitive<u32>
     + AsPrimitive<u64>
+    + AsPrimitive<i64>
     + AsPrimitive<f32>
     + AsPrimitive<f64>
 {
+    /// The storage value nearest `x` (the largest or smallest one outside the range).
+    fn from_i128_clamped(x: i128) -> Self {
+        let (min, max) = (
+            Self::min_value().to_i128().unwrap_or(0),
+            Self::max_value().to_i128().unwrap_or(0),
+        );
+        Self::from_bits(super::convert::twos_complement_bits(x.clamp(min, max)))
+    }
 }
 
 impl IntStorage for i8 {}
@@ -35,119 +36,93 @@ impl IntStorage for u16 {}
 impl IntStorage for u32 {}
 impl IntStorage for u64 {}
 
-/// Integer data types, including the sub-byte ones.
-pub(crate) trait IntElement: Element<Storage: IntStorage> {
-    /// Bits and signedness.
-    const FORMAT: IntFormat = match Self::KIND {
-        Kind::Int(format) => format,
-        Kind::Float(_) => panic!("not an integer type"),
-    };
+/// An unsigned integer of the width of an integer target: the bits an integer cast writes.
+pub(crate) trait Bits: IntStorage + WrappingSub {}
 
-    /// `v` modulo `2^bits`, as two's complement: the low bits, sign-extended for signed types.
-    #[inline]
-    #[expect(clippy::cast_sign_loss, reason = "two's complement")]
-    fn wrap(v: i64) -> Self::Storage {
-        let unused = 64 - Self::FORMAT.bits;
-        let low = if Self::FORMAT.signed {
-            ((v << unused) >> unused) as u64
+impl Bits for u8 {}
+impl Bits for u16 {}
+impl Bits for u32 {}
+impl Bits for u64 {}
+
+/// Two's complement wrapping into a target of `bits` value bits held in a [`Bits`] type:
+/// keep the low bits, then sign-extend them for signed targets narrower than their storage.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Wrap<W> {
+    mask: W,
+    sign: W,
+}
+
+impl<W: Bits> Wrap<W> {
+    /// Wrapping into `bits` value bits (at most the width of `W`).
+    pub(crate) fn new(bits: u32, signed: bool) -> Self {
+        let width = u32::try_from(8 * size_of::<W>()).expect("at most 64");
+        let mask = if bits >= width {
+            u64::MAX
         } else {
-            ((v as u64) << unused) >> unused
+            (1u64 << bits) - 1
         };
-        Self::Storage::from_bits(low)
+        let sign = if signed && bits < width {
+            1u64 << (bits - 1)
+        } else {
+            0
+        };
+        Self {
+            mask: W::from_bits(mask),
+            sign: W::from_bits(sign),
+        }
     }
 
-    /// The largest storage value not above `x` (`x` at least the type's minimum).
-    fn from_i128_clamped(x: i128) -> Self::Storage {
-        let x = x.clamp(Self::FORMAT.min(), Self::FORMAT.max());
-        Self::Storage::from_bits(super::convert::twos_complement_bits(x))
-    }
-}
-
-macro_rules! int_elements {
-    ($($t:ident),*) => {$(impl IntElement for $t {})*};
-}
-int_elements!(
-    Int2, Int4, Int8, Int16, Int32, Int64, UInt2, UInt4, UInt8, UInt16, UInt32, UInt64
-);
-
-/// Float data types of at least 16 bits, computed in a hardware float that holds every value.
-pub(crate) trait FloatElement: Element {
-    /// f32 or f64.
-    type Wide: HwFloat;
-    /// The exact value in the wider float.
-    fn widen(x: Self::Storage) -> Self::Wide;
-}
-
-impl FloatElement for Float16 {
-    type Wide = f32;
-    #[inline]
-    fn widen(x: u16) -> f32 {
-        half::f16::from_bits(x).to_f32()
+    /// `v` modulo `2^bits`, as the storage bits of the target.
+    #[inline(always)]
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    pub(crate) fn apply(self, v: W) -> W {
+        ((v & self.mask) ^ self.sign).wrapping_sub(&self.sign)
     }
 }
 
-impl FloatElement for BFloat16 {
-    type Wide = f32;
-    #[inline]
-    fn widen(x: u16) -> f32 {
-        // bfloat16 is the upper half of a float32.
-        f32::from_bits(u32::from(x) << 16)
-    }
-}
-
-impl FloatElement for Float32 {
-    type Wide = f32;
-    #[inline]
-    fn widen(x: f32) -> f32 {
-        x
-    }
-}
-
-impl FloatElement for Float64 {
-    type Wide = f64;
-    #[inline]
-    fn widen(x: f64) -> f64 {
-        x
-    }
-}
-
-/// Data types whose elements a kernel reads as input (other than through a lookup table), with
-/// the number that `scalar_map` keys are compared as: numeric equality, -0 equal to +0.
-pub(crate) trait MapInput: Element {
-    /// The comparable number.
-    type Key: Copy + PartialEq + Send + Sync + std::fmt::Debug + 'static;
-    /// The number of an element.
-    fn key(x: Self::Storage) -> Self::Key;
-    /// Whether the number is NaN.
+/// The key a `scalar_map` compares elements by: the element itself for integers, its value as
+/// the hardware float for floats (-0 equals +0, NaN is recognised by `key != key`).
+pub(crate) trait MapKey: Copy + PartialEq + Send + Sync + std::fmt::Debug + 'static {
+    /// Whether the key is NaN.
     #[expect(clippy::eq_op, reason = "NaN test")]
     #[inline]
-    fn key_is_nan(k: Self::Key) -> bool {
-        k != k
+    fn key_is_nan(self) -> bool {
+        self != self
     }
 }
 
-macro_rules! int_map_inputs {
-    ($($t:ident),*) => {$(
-        impl MapInput for $t {
-            type Key = <$t as Element>::Storage;
-            #[inline]
-            fn key(x: Self::Storage) -> Self::Key {
-                x
-            }
-        }
-    )*};
-}
-int_map_inputs!(Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64);
+impl<T: IntStorage> MapKey for T {}
+impl MapKey for f32 {}
+impl MapKey for f64 {}
 
-macro_rules! float_map_inputs {
-    ($($t:ident),*) => {$(
-        impl MapInput for $t {
-            type Key = <$t as FloatElement>::Wide;
-            #[inline]
-            fn key(x: Self::Storage) -> Self::Key {
-                <$t as FloatElement>::widen(x)
-            }
-        }
-    )*};
+/// Storage read by a kernel that applies a `scalar_map`.
+pub(crate) trait MapInput: Storage + MapKey {}
+impl<T: Storage + MapKey> MapInput for T {}
+
+/// Hardware floats that are the input of a fast kernel.
+pub(crate) trait FloatInput: HwFloat + MapInput + AsPrimitive<Self> {}
+impl FloatInput for f32 {}
+impl FloatInput for f64 {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapping_keeps_the_low_bits_and_sign_extends_narrow_signed_targets() {
+        let int4 = Wrap::<u8>::new(4, true);
+        assert_eq!(int4.apply(12), 0xfc); // 12 mod 16 is -4
+        assert_eq!(int4.apply(0x17), 7);
+        let uint2 = Wrap::<u8>::new(2, false);
+        assert_eq!(uint2.apply(7), 3);
+        let int8 = Wrap::<u8>::new(8, true);
+        assert_eq!(int8.apply(200), 200);
+        let uint64 = Wrap::<u64>::new(64, false);
+        assert_eq!(uint64.apply(u64::MAX), u64::MAX);
+        assert_eq!(i8::from_i128_clamped(-1000), -128);
+        assert_eq!(u16::from_i128_clamped(1 << 40), u16::MAX);
+    }
 }
-float_map_inputs!(Float16, BFloat16, Float32, Float64);

@@ -8,6 +8,7 @@
 
 use num_traits::{AsPrimitive, Float};
 
+use super::round::Directed;
 use super::{FloatFormat, RoundingMode, Storage};
 
 /// f32 or f64.
@@ -44,12 +45,6 @@ pub(crate) trait HwFloat:
     fn next_up(self) -> Self;
     /// The next float towards -Infinity (the standard library's `next_down`).
     fn next_down(self) -> Self;
-
-    /// The same value in another hardware float that holds it.
-    #[inline]
-    fn convert<C: HwFloat>(self) -> C {
-        C::from_f64(self.to_f64())
-    }
 }
 
 impl HwFloat for f32 {
@@ -169,6 +164,35 @@ pub(crate) fn round_to_integral<F: HwFloat>(x: F, mode: RoundingMode) -> F {
     magnitude.copysign(x)
 }
 
+/// `x` rounded to an integer under a directed mode given as flags (see [`Directed`]), exactly;
+/// NaN and ±Infinity pass through. One loop serves all four modes.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into each instruction set's copy of the loop"
+)]
+#[inline(always)]
+pub(crate) fn round_to_integral_directed<F: HwFloat>(x: F, mode: Directed) -> F {
+    let a = x.abs();
+    let nearest = magnitude_ties_even(a);
+    let down = if nearest > a {
+        nearest - F::one()
+    } else {
+        nearest
+    };
+    let up = if nearest < a {
+        nearest + F::one()
+    } else {
+        nearest
+    };
+    // a - down is exact: either down = 0, or down ≤ a < down + 1 with down ≥ 1.
+    let magnitude = if mode.magnitude_up(x.is_sign_negative(), a - down >= F::HALF) {
+        up
+    } else {
+        down
+    };
+    magnitude.copysign(x)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,8 +243,13 @@ mod tests {
             for x in hard {
                 let (got, want) = (round_to_integral(x, mode), reference(x, mode));
                 assert_eq!(got.to_bits(), want.to_bits(), "{x} {mode:?}");
+                if mode != RoundingMode::NearestEven {
+                    let directed = round_to_integral_directed(x, Directed::new(mode));
+                    assert_eq!(directed.to_bits(), want.to_bits(), "{x} {mode:?}");
+                }
             }
             assert!(round_to_integral(f64::NAN, mode).is_nan());
+            assert!(round_to_integral_directed(f64::NAN, Directed::new(mode)).is_nan());
         }
     }
 
@@ -243,6 +272,10 @@ mod tests {
                     want.to_bits(),
                     "{x} {mode:?}"
                 );
+                if mode != RoundingMode::NearestEven {
+                    let directed = round_to_integral_directed(x, Directed::new(mode));
+                    assert_eq!(directed.to_bits(), want.to_bits(), "{x} {mode:?}");
+                }
             }
         }
     }

@@ -2,21 +2,21 @@
 //! formats, how their elements sit in bytes, and their exact values.
 
 mod convert;
-pub(crate) mod element;
 mod family;
 pub(crate) mod float_format;
 mod hw_float;
 mod round;
 mod scalar;
+mod storage;
 mod value;
 
 pub(crate) use convert::{OutOfRangeMode, decode, encode, exact_f64};
-pub(crate) use element::{Element, Storage, with_element};
-pub(crate) use family::{FloatElement, IntElement, MapInput};
+pub(crate) use family::{Bits, FloatInput, IntStorage, MapInput, Wrap};
 pub(crate) use float_format::FloatFormat;
-pub(crate) use hw_float::{HwFloat, round_to_integral};
-pub(crate) use round::RoundingMode;
+pub(crate) use hw_float::{HwFloat, round_to_integral, round_to_integral_directed};
+pub(crate) use round::{Directed, RoundingMode};
 pub(crate) use scalar::{check_scalar_syntax, parse_scalar};
+pub(crate) use storage::{Storage, element_bits, write_element_bits};
 pub(crate) use value::Value;
 
 use zarrs::array::DataType;
@@ -87,6 +87,7 @@ macro_rules! numeric_types {
             }
 
             /// The zarrs data type.
+            #[cfg(test)]
             pub(crate) fn data_type(self) -> DataType {
                 match self {
                     $(Self::$variant => dt::$factory(),)*
@@ -155,25 +156,40 @@ impl NumericType {
     pub(crate) const fn is_integer(self) -> bool {
         matches!(self.kind(), Kind::Int(_))
     }
+
+    /// The number of value bits of an element (2 for `int2`, 6 for `float6_e2m3fn`, 64 for `float64`).
+    pub(crate) const fn bits(self) -> u32 {
+        match self.kind() {
+            Kind::Int(format) => format.bits,
+            Kind::Float(format) => format.total_bits(),
+        }
+    }
+
+    /// Whether the `size()` bytes of an element with these bits are an encoding of the type:
+    /// types narrower than their byte must leave the spare bits clear (sign-extended for int2
+    /// and int4, as zarrs holds them).
+    #[expect(clippy::cast_possible_truncation, reason = "sizes are at most 8")]
+    pub(crate) const fn is_encoding(self, bits: u64) -> bool {
+        let width = 8 * self.size() as u32;
+        let value_bits = self.bits();
+        if value_bits >= width {
+            return true;
+        }
+        let spare = (bits & ((1u64 << width) - 1)) >> value_bits;
+        match self.kind() {
+            Kind::Int(IntFormat { signed: true, .. }) => {
+                let all_ones = (1u64 << (width - value_bits)) - 1;
+                let negative = (bits >> (value_bits - 1)) & 1 == 1;
+                spare == if negative { all_ones } else { 0 }
+            }
+            _ => spare == 0,
+        }
+    }
 }
 
 impl std::fmt::Display for NumericType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-/// The bits of one native-endian element (see [`Storage::to_bits`]; integers are not
-/// sign-extended here, which [`decode`] does not need).
-pub(crate) fn element_bits(bytes: &[u8]) -> u64 {
-    let mut wide = [0u8; 8];
-    let n = bytes.len().min(8);
-    if cfg!(target_endian = "little") {
-        wide[..n].copy_from_slice(&bytes[..n]);
-        u64::from_le_bytes(wide)
-    } else {
-        wide[8 - n..].copy_from_slice(&bytes[..n]);
-        u64::from_be_bytes(wide)
     }
 }
 
@@ -214,5 +230,19 @@ mod tests {
         ] {
             assert_eq!(numeric_type(&data_type), None, "{data_type}");
         }
+    }
+
+    #[test]
+    fn only_bytes_with_clear_or_sign_extended_spare_bits_are_encodings() {
+        let valid = |t: NumericType| (0..=255u64).filter(|&b| t.is_encoding(b)).count();
+        assert_eq!(valid(NumericType::Int4), 16);
+        assert!(NumericType::Int4.is_encoding(0xf8) && !NumericType::Int4.is_encoding(100));
+        assert!(!NumericType::Int4.is_encoding(0x08));
+        assert_eq!(valid(NumericType::Int2), 4);
+        assert_eq!(valid(NumericType::UInt4), 16);
+        assert_eq!(valid(NumericType::Float6E2M3FN), 64);
+        assert_eq!(valid(NumericType::Float4E2M1FN), 16);
+        assert_eq!(valid(NumericType::Int8), 256);
+        assert_eq!(valid(NumericType::Float8E8M0FNU), 256);
     }
 }

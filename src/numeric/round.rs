@@ -8,6 +8,54 @@ use super::float_format::FloatFormat;
 
 pub(crate) use zarrs_metadata_ext::codec::cast_value::CastValueRoundingMode as RoundingMode;
 
+/// A rounding mode other than nearest-even, as flags a loop can test without branching: the fast
+/// kernels keep one loop for `nearest-even` (the default) and one for the four others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "one flag per mode, tested as masks"
+)]
+pub(crate) struct Directed {
+    /// `towards-negative`.
+    pub(crate) towards_negative: bool,
+    /// `towards-positive`.
+    pub(crate) towards_positive: bool,
+    /// `towards-zero`.
+    pub(crate) towards_zero: bool,
+    /// `nearest-away`.
+    pub(crate) nearest_away: bool,
+}
+
+impl Directed {
+    /// The flags of `mode` (all clear for `nearest-even`).
+    pub(crate) fn new(mode: RoundingMode) -> Self {
+        Self {
+            towards_negative: mode == RoundingMode::TowardsNegative,
+            towards_positive: mode == RoundingMode::TowardsPositive,
+            towards_zero: mode == RoundingMode::TowardsZero,
+            nearest_away: mode == RoundingMode::NearestAway,
+        }
+    }
+
+    /// Whether a value of sign `negative` whose magnitude is not a representable result rounds its
+    /// magnitude up (else down) under a directed mode; `nearest-away` rounds up from a remainder of
+    /// at least half (`at_least_half`).
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[expect(
+        clippy::needless_bitwise_bool,
+        reason = "no branches in a loop meant to vectorise"
+    )]
+    #[inline(always)]
+    pub(crate) fn magnitude_up(self, negative: bool, at_least_half: bool) -> bool {
+        (self.towards_positive & !negative)
+            | (self.towards_negative & negative)
+            | (self.nearest_away & at_least_half)
+    }
+}
+
 /// Whether to add one quantum to a truncated magnitude.
 ///
 /// `kept` is the truncated magnitude in quanta; `remainder` is the discarded part and `half` half a

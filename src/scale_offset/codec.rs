@@ -1,28 +1,28 @@
 //! The zarrs codec traits for `scale_offset`.
 
-use std::borrow::Cow;
 use std::num::NonZeroU64;
 use std::sync::Arc;
 
 use zarrs::array::codec::api::{
-    ArrayCodecTraits, ArrayToArrayCodecTraits, CodecError, CodecMetadataOptions, CodecOptions,
-    CodecTraits, PartialDecoderCapability, PartialEncoderCapability, RecommendedConcurrency,
+    ArrayCodecTraits, ArrayToArrayCodecTraits, CodecError, CodecOptions, RecommendedConcurrency,
 };
 use zarrs::array::{ArrayBytes, DataType, FillValue, FillValueMetadata};
 use zarrs::metadata::Configuration;
-use zarrs::plugin::{PluginCreateError, ZarrVersion};
+use zarrs::plugin::PluginCreateError;
 
 use super::arithmetic::Parameters;
+use super::kernel::{element, scale_offset_kernel};
 use super::{ScaleOffsetCodecConfiguration, ScaleOffsetCodecConfigurationV1, ScaleOffsetError};
 use crate::Direction;
 use crate::binding::Binding;
-use crate::chunk::ChunkKernel;
-use crate::dispatch::scale_offset_kernel;
-use crate::error::{ElementFault, FaultKind};
+use crate::checks::{InputError, check_fill_size, check_length, impl_codec_traits};
+use crate::error::{Fault, FaultKind};
+use crate::kernel::simd::Isa;
+use crate::kernel::{Kernel, driver};
 use crate::numeric::{
     NumericType, Value, check_scalar_syntax, decode, element_bits, numeric_type, parse_scalar,
+    write_element_bits,
 };
-use crate::simd::Isa;
 
 /// The `scale_offset` codec: `(x - offset) * scale` on encode, `(x / scale) + offset` on decode,
 /// in the arithmetic of the data type.
@@ -44,22 +44,41 @@ struct Bound {
     data_type: NumericType,
     parameters: Parameters,
     /// `None` when the codec does nothing.
-    kernels: Option<[Arc<dyn ChunkKernel>; 2]>,
+    kernels: Option<[Arc<dyn Kernel>; 2]>,
 }
 
 fn invalid(message: impl Into<String>) -> ScaleOffsetError {
     ScaleOffsetError::InvalidConfiguration(message.into())
 }
 
-/// Whether a scale is written as zero (whatever the data type).
-fn is_zero(json: &FillValueMetadata) -> bool {
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "used as a `map_err` function"
+)]
+fn input_error(error: InputError) -> ScaleOffsetError {
+    ScaleOffsetError::InvalidInput(error.to_string())
+}
+
+/// Rejects, before the data type is known, the parameters that are zero (`scale`) or not finite in
+/// every data type that holds them: numeric zeros, and `"NaN"` and the infinities. (Hex strings
+/// are judged by their value once the data type is known: `"0x00"` is 2^-127 in
+/// `float8_e8m0fnu`.)
+fn check_parameter(field: &'static str, json: &FillValueMetadata) -> Result<(), ScaleOffsetError> {
+    check_scalar_syntax(json, false)
+        .map_err(|reason| invalid(format!("{field} {json} is not a scalar: {reason}")))?;
     match json {
-        FillValueMetadata::Number(number) => number.as_f64() == Some(0.0),
-        FillValueMetadata::String(s) => match s.strip_prefix("0x") {
-            Some(hex) => !hex.is_empty() && hex.chars().all(|c| c == '0'),
-            None => s.trim().parse::<f64>() == Ok(0.0),
-        },
-        _ => false,
+        FillValueMetadata::String(s) if matches!(s.as_str(), "NaN" | "Infinity" | "-Infinity") => {
+            Err(ScaleOffsetError::NonFinite {
+                field,
+                json: json.to_string(),
+            })
+        }
+        FillValueMetadata::Number(n) if field == "scale" && n.as_f64() == Some(0.0) => {
+            Err(ScaleOffsetError::ZeroScale {
+                json: json.to_string(),
+            })
+        }
+        _ => Ok(()),
     }
 }
 
@@ -68,7 +87,7 @@ impl ScaleOffsetCodec {
     ///
     /// # Errors
     /// Returns [`PluginCreateError::ConfigurationInvalid`] if `offset` or `scale` is not a JSON
-    /// scalar, or the scale is zero.
+    /// scalar, is not finite, or the scale is zero.
     pub fn new_with_configuration(
         configuration: &ScaleOffsetCodecConfiguration,
     ) -> Result<Self, PluginCreateError> {
@@ -88,14 +107,9 @@ impl ScaleOffsetCodec {
         let config: ScaleOffsetCodecConfigurationV1 =
             serde_json::from_value(serde_json::Value::Object((*configuration).clone()))
                 .map_err(|error| invalid(error.to_string()))?;
-        if config.scale.as_ref().is_some_and(is_zero) {
-            return Err(ScaleOffsetError::ZeroScale);
-        }
         for (field, json) in [("offset", &config.offset), ("scale", &config.scale)] {
             if let Some(json) = json {
-                check_scalar_syntax(json, false).map_err(|reason| {
-                    invalid(format!("{field} {json} is not a scalar: {reason}"))
-                })?;
+                check_parameter(field, json)?;
             }
         }
         Ok(Self {
@@ -116,26 +130,35 @@ impl ScaleOffsetCodec {
             data_type: data_type.clone(),
         })?;
         let read = |field: &'static str, json: &Option<FillValueMetadata>| {
-            json.as_ref()
-                .map(|json| {
-                    parse_scalar(t, json, false)
-                        .map(|bits| decode(t.kind(), bits))
-                        .map_err(|reason| ScaleOffsetError::InvalidParameter {
-                            field,
-                            json: json.to_string(),
-                            data_type: t.name(),
-                            reason: reason.to_string(),
-                        })
-                })
-                .transpose()
+            let Some(json) = json else {
+                return Ok(None);
+            };
+            let value = parse_scalar(t, json, false)
+                .map(|bits| decode(t.kind(), bits))
+                .map_err(|reason| ScaleOffsetError::InvalidParameter {
+                    field,
+                    json: json.to_string(),
+                    data_type: t.name(),
+                    reason: reason.to_string(),
+                })?;
+            // Judged by value in the data type, whatever the spelling.
+            if !matches!(value, Value::Finite { .. }) {
+                return Err(ScaleOffsetError::NonFinite {
+                    field,
+                    json: json.to_string(),
+                });
+            }
+            if field == "scale" && value.is_zero() {
+                return Err(ScaleOffsetError::ZeroScale {
+                    json: json.to_string(),
+                });
+            }
+            Ok(Some(value))
         };
         let parameters = Parameters {
             offset: read("offset", &self.offset)?,
             scale: read("scale", &self.scale)?,
         };
-        if parameters.scale.is_some_and(Value::is_zero) {
-            return Err(ScaleOffsetError::ZeroScale);
-        }
         let kernels = (!parameters.is_identity()).then(|| {
             [Direction::Encode, Direction::Decode]
                 .map(|direction| scale_offset_kernel(t, direction, parameters, Isa::best()))
@@ -148,17 +171,31 @@ impl ScaleOffsetCodec {
     }
 
     /// Why an element failed, and what to change.
-    fn reason(bound: &Bound, direction: Direction, fault: &ElementFault) -> String {
+    fn reason(bound: &Bound, direction: Direction, value: Value, fault: Fault) -> String {
         let t = bound.data_type;
         let Parameters { offset, scale } = bound.parameters;
         let text = |v: Option<Value>, identity: &str| {
             v.map_or_else(|| identity.to_string(), |v| v.to_string())
         };
         let (offset, scale) = (text(offset, "0"), text(scale, "1"));
+        if let Some(encoded) = fault.encoded {
+            return format!(
+                "it encodes to {encoded}, but ({encoded} / {scale}) + {offset} leaves the range of {t}, so the chunk could never be read; choose an offset and scale that keep every value well inside the range"
+            );
+        }
         match (fault.kind, direction) {
+            (FaultKind::InvalidEncoding, _) => format!(
+                "its byte {:#04x} is not a {t} encoding ({t} has {} value bits; the others must be {})",
+                crate::error::encoding_byte(value),
+                t.bits(),
+                if t.is_integer() {
+                    "a sign extension of its value bits"
+                } else {
+                    "zero"
+                }
+            ),
             (FaultKind::NotExact, _) => format!(
-                "{} / {scale} leaves a remainder, and {t} holds only integers; integer data must be multiples of the scale",
-                fault.value
+                "{value} / {scale} leaves a remainder, and {t} holds only integers; integer data must be multiples of the scale"
             ),
             (_, Direction::Encode) => format!(
                 "(x - {offset}) * {scale} leaves the range of {t}; choose an offset and scale that keep every value in range, or a wider data type"
@@ -169,36 +206,75 @@ impl ScaleOffsetCodec {
         }
     }
 
-    /// Encodes the fill value, strictly.
+    /// Encodes the fill value, as the specification requires (a fill value whose encode cannot
+    /// be decoded again is taken, since reading needs only the encoded fill value).
     fn encode_fill_value(
         bound: &Bound,
         fill_value: &FillValue,
     ) -> Result<Vec<u8>, ScaleOffsetError> {
         let bytes = fill_value.as_ne_bytes();
         let t = bound.data_type;
+        check_fill_size(bytes.len(), t.size()).map_err(input_error)?;
+        let bits = element_bits(bytes);
+        let x = decode(t.kind(), bits);
         let error = |reason: String| ScaleOffsetError::FillValue {
-            value: decode(t.kind(), element_bits(bytes)).to_string(),
+            value: x.to_string(),
             data_type: t.name(),
             reason,
         };
-        if bytes.len() != t.size() {
-            return Err(error(format!(
-                "it has {} bytes, expected {}",
-                bytes.len(),
-                t.size()
-            )));
+        if bound.kernels.is_none() {
+            return Ok(bytes.to_vec());
         }
-        match &bound.kernels {
-            None => Ok(bytes.to_vec()),
-            Some([encode, _]) => encode
-                .apply(Cow::Borrowed(bytes), 1)
-                .map(Cow::into_owned)
-                .map_err(|fault| error(Self::reason(bound, Direction::Encode, &fault))),
-        }
+        let p = bound.parameters;
+        let encoded =
+            element(t, Direction::Encode, p, bits).or_else(|fault| match fault.encoded {
+                Some(y) => Ok(crate::numeric::encode(
+                    y,
+                    t.kind(),
+                    crate::numeric::RoundingMode::NearestEven,
+                    None,
+                )
+                .expect("an encoded value of the type")),
+                _ => Err(error(format!(
+                    "cannot be encoded: {}",
+                    Self::reason(bound, Direction::Encode, x, fault)
+                ))),
+            })?;
+        let mut out = vec![0u8; t.size()];
+        write_element_bits(encoded, &mut out);
+        Ok(out)
     }
 
-    /// Checks the codec against its input data type and fill value, as encoding and decoding
-    /// would, and returns the encoded data type and fill value.
+    /// For a write: no element may equal a fill value that does not come back unchanged (see
+    /// [`crate::fill`]).
+    fn check_fill_elements(
+        bound: &Bound,
+        bytes: &[u8],
+        fill_value: &FillValue,
+    ) -> Result<(), ScaleOffsetError> {
+        if bound.kernels.is_none() {
+            return Ok(());
+        }
+        let (t, p) = (bound.data_type, bound.parameters);
+        let round_trip = |bits: u64| {
+            let y = element(t, Direction::Encode, p, bits).ok()?;
+            element(t, Direction::Decode, p, y).ok()
+        };
+        let fill = element_bits(fill_value.as_ne_bytes());
+        crate::fill::check_write(t, bytes, fill, round_trip).map_err(|(index, why)| {
+            ScaleOffsetError::Element {
+                direction: Direction::Encode,
+                index,
+                value: decode(t.kind(), fill).to_string(),
+                data_type: t.name(),
+                kind: crate::ElementErrorKind::FillValueChanges,
+                reason: format!("it equals the fill value, which {why}"),
+            }
+        })
+    }
+
+    /// Checks the codec against its input data type and fill value, as a write would, and returns
+    /// the encoded data type and fill value.
     pub(crate) fn check(
         &self,
         data_type: &DataType,
@@ -213,67 +289,49 @@ impl ScaleOffsetCodec {
         &self,
         direction: Direction,
         bytes: ArrayBytes<'a>,
+        shape: &[NonZeroU64],
         data_type: &DataType,
         fill_value: &FillValue,
         options: &CodecOptions,
     ) -> Result<ArrayBytes<'a>, CodecError> {
         let bound = self.bound(data_type)?;
         Self::encode_fill_value(&bound, fill_value)?;
+        let bytes = bytes.into_fixed()?;
+        check_length(bytes.len(), shape, bound.data_type.size()).map_err(input_error)?;
+        if direction == Direction::Encode {
+            Self::check_fill_elements(&bound, &bytes, fill_value)?;
+        }
         let Some([encode, decode]) = &bound.kernels else {
             // No offset and no scale: no arithmetic at all.
-            return Ok(bytes);
+            return Ok(ArrayBytes::new_flen(bytes));
         };
         let kernel = match direction {
             Direction::Encode => encode,
             Direction::Decode => decode,
         };
-        let converted = kernel
-            .apply(bytes.into_fixed()?, options.concurrent_target())
+        let converted = driver::apply(kernel.as_ref(), bytes, options.concurrent_target())
             .map_err(|fault| ScaleOffsetError::Element {
                 direction,
                 index: fault.index,
                 value: fault.value.to_string(),
                 data_type: bound.data_type.name(),
-                reason: Self::reason(&bound, direction, &fault),
+                kind: fault.fault.into(),
+                reason: Self::reason(&bound, direction, fault.value, fault.fault),
             })?;
         Ok(ArrayBytes::new_flen(converted))
     }
 }
 
-impl CodecTraits for ScaleOffsetCodec {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn configuration(
-        &self,
-        _version: ZarrVersion,
-        _options: &CodecMetadataOptions,
-    ) -> Option<Configuration> {
-        Some(self.configuration.clone())
-    }
-
-    fn partial_decoder_capability(&self) -> PartialDecoderCapability {
-        PartialDecoderCapability {
-            partial_read: true,
-            partial_decode: true,
-        }
-    }
-
-    fn partial_encoder_capability(&self) -> PartialEncoderCapability {
-        PartialEncoderCapability {
-            partial_encode: false,
-        }
-    }
-}
+impl_codec_traits!(ScaleOffsetCodec);
 
 impl ArrayCodecTraits for ScaleOffsetCodec {
     fn recommended_concurrency(
         &self,
         shape: &[NonZeroU64],
-        _data_type: &DataType,
+        data_type: &DataType,
     ) -> Result<RecommendedConcurrency, CodecError> {
-        Ok(crate::chunk::recommended_concurrency(shape))
+        self.bound(data_type)?;
+        Ok(crate::checks::recommended_concurrency(shape).map_err(input_error)?)
     }
 }
 
@@ -289,9 +347,11 @@ impl ArrayToArrayCodecTraits for ScaleOffsetCodec {
 
     /// The encoded fill value.
     ///
-    /// zarrs also calls this with a stand-in fill value of zero bytes to plan concurrency, so a
-    /// fill value that cannot be encoded is passed on unchanged here; encoding and decoding check
-    /// the real fill value strictly (and [`validate_array`](crate::validate_array) does it up front).
+    /// zarrs also calls this with a stand-in fill value of zero bytes to plan concurrency, which
+    /// earlier codecs of the chain may have transformed: the codec cannot tell it from a real fill
+    /// value, so a fill value that cannot be encoded is passed on unchanged here. Encoding and
+    /// decoding check the real fill value strictly (as [`validate_array`](crate::validate_array)
+    /// does up front). Errors that depend only on the data type are reported here.
     fn encoded_fill_value(
         &self,
         decoded_data_type: &DataType,
@@ -305,22 +365,36 @@ impl ArrayToArrayCodecTraits for ScaleOffsetCodec {
     fn encode<'a>(
         &self,
         bytes: ArrayBytes<'a>,
-        _shape: &[NonZeroU64],
+        shape: &[NonZeroU64],
         data_type: &DataType,
         fill_value: &FillValue,
         options: &CodecOptions,
     ) -> Result<ArrayBytes<'a>, CodecError> {
-        self.convert(Direction::Encode, bytes, data_type, fill_value, options)
+        self.convert(
+            Direction::Encode,
+            bytes,
+            shape,
+            data_type,
+            fill_value,
+            options,
+        )
     }
 
     fn decode<'a>(
         &self,
         bytes: ArrayBytes<'a>,
-        _shape: &[NonZeroU64],
+        shape: &[NonZeroU64],
         data_type: &DataType,
         fill_value: &FillValue,
         options: &CodecOptions,
     ) -> Result<ArrayBytes<'a>, CodecError> {
-        self.convert(Direction::Decode, bytes, data_type, fill_value, options)
+        self.convert(
+            Direction::Decode,
+            bytes,
+            shape,
+            data_type,
+            fill_value,
+            options,
+        )
     }
 }

@@ -2,14 +2,15 @@
 
 use zarrs::array::DataType;
 
-use crate::Direction;
+use crate::{Direction, ElementErrorKind};
 
 /// An error of the `scale_offset` codec.
 ///
-/// zarrs reports configuration errors as
-/// [`PluginCreateError::ConfigurationInvalid`](zarrs::plugin::PluginCreateError) and the others as
-/// [`CodecError::Other`](zarrs::array::codec::api::CodecError) (or
-/// [`CodecError::UnsupportedDataType`](zarrs::array::codec::api::CodecError)) with this message.
+/// Each message names the codec and the configuration field or the element (index and value),
+/// and says what to change. zarrs reports configuration errors found when an array is opened as
+/// [`PluginCreateError::ConfigurationInvalid`](zarrs::plugin::PluginCreateError), and the others
+/// as [`CodecError`](zarrs::array::codec::api::CodecError) (an unsupported data type as
+/// `CodecError::UnsupportedDataType`); see [`crate::Error`] for getting this type back.
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ScaleOffsetError {
@@ -17,11 +18,25 @@ pub enum ScaleOffsetError {
     #[error("scale_offset: {0}")]
     InvalidConfiguration(String),
     /// The scale is zero, so decoding would divide by zero.
-    #[error("scale_offset: scale must not be zero (decoding divides by it)")]
-    ZeroScale,
+    #[error("scale_offset: scale {json} is zero; it must not be (decoding divides by it)")]
+    ZeroScale {
+        /// The JSON of the scale.
+        json: String,
+    },
+    /// `offset` or `scale` is NaN or infinite, which would turn every element into NaN or an
+    /// infinity.
+    #[error(
+        "scale_offset: {field} {json} is not finite; a NaN or infinite {field} turns every element into NaN or an infinity"
+    )]
+    NonFinite {
+        /// `"offset"` or `"scale"`.
+        field: &'static str,
+        /// The JSON of the parameter.
+        json: String,
+    },
     /// The data type entering the codec is not a real-number data type.
     #[error(
-        "scale_offset: data type {} is not supported; scale_offset applies to integer and floating-point data types",
+        "scale_offset: the data type {} is not supported; scale_offset applies to integer and floating-point data types",
         data_type.name_v3().unwrap_or_default()
     )]
     UnsupportedDataType {
@@ -51,13 +66,13 @@ pub enum ScaleOffsetError {
         value: String,
         /// The data type.
         data_type: &'static str,
-        /// Why it failed and what to change.
+        /// What went wrong.
+        kind: ElementErrorKind,
+        /// Why, and what to change.
         reason: String,
     },
     /// The fill value cannot pass through the codec.
-    #[error(
-        "scale_offset: the fill value {value} of data type {data_type} cannot be encoded: {reason}"
-    )]
+    #[error("scale_offset: the fill value {value} ({data_type}) {reason}")]
     FillValue {
         /// The fill value.
         value: String,
@@ -66,4 +81,7 @@ pub enum ScaleOffsetError {
         /// Why it fails.
         reason: String,
     },
+    /// The bytes, shape or fill value passed to the codec do not match each other.
+    #[error("scale_offset: {0}")]
+    InvalidInput(String),
 }

@@ -2,244 +2,227 @@
 //!
 //! - float32 and float64 run `(x - offset) * scale` and `(x / scale) + offset` in their own
 //!   hardware arithmetic (no fused multiply-add, no reciprocal), one vectorisable pass that also
-//!   notes whether a finite operation overflowed;
+//!   notes whether an element lies beyond a magnitude up to which nothing can overflow (the
+//!   decode of an encoded element included); such elements go through the exact element
+//!   function;
 //! - 16- to 64-bit integers use checked arithmetic in their own width;
-//! - float16 and bfloat16 use the exact element arithmetic;
-//! - one-byte types use a table (see [`lut`](crate::lut)).
+//! - float16, bfloat16 and the one-byte types use the exact element function, directly or by
+//!   table.
 //!
 //! A missing `offset` is 0 and a missing `scale` is 1 here, which leaves every value unchanged
 //! except `-0 / scale + 0`, which is `+0` as the arithmetic says. (The codec skips the kernels
 //! when both are missing.)
 
-use std::marker::PhantomData;
-
-use num_traits::{CheckedAdd, CheckedDiv, CheckedMul, CheckedRem, CheckedSub, Float, One, Zero};
+use std::sync::Arc;
 
 use super::arithmetic::{Parameters, decode_element, encode_element};
 use crate::Direction;
-use crate::chunk::BlockKernel;
-use crate::error::{ElementFault, FaultKind};
-use crate::numeric::{Element, HwFloat, IntElement, RoundingMode, Value};
-use crate::simd::{Isa, Vectorized};
+use crate::error::{ElementFault, Fault};
+use crate::kernel::exact::Exact;
+use crate::kernel::lut::lut;
+use crate::kernel::simd::{Isa, Vectorized};
+use crate::kernel::{Kernel, Typed};
+use crate::numeric::{
+    HwFloat, IntStorage, NumericType, RoundingMode, Storage, Value, decode, encode,
+};
 
-/// The arithmetic of a block, for a kernel with a `compute` method.
-struct Compute<'a, K, T> {
-    kernel: &'a K,
-    input: &'a [T],
-    output: &'a mut [T],
-}
-
-impl<E: Element<Storage: HwFloat>> Vectorized for Compute<'_, FloatKernel<E>, E::Storage> {
-    type Output = bool;
-
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn run(self) -> bool {
-        self.kernel.compute(self.input, self.output)
-    }
-}
-
-impl<E: IntElement> Vectorized for Compute<'_, IntKernel<E>, E::Storage> {
-    type Output = bool;
-
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn run(self) -> bool {
-        self.kernel.compute(self.input, self.output)
-    }
-}
-
-/// The exact result of one element.
-fn exact<E: Element>(
+/// The exact result of one element of `t` (bits to bits); when encoding, the result must also
+/// decode again.
+///
+/// # Errors
+/// Returns why the element has no representable result.
+pub(crate) fn element(
+    t: NumericType,
     direction: Direction,
     parameters: Parameters,
-    x: E::Storage,
-) -> Result<E::Storage, FaultKind> {
-    let value = E::value(x);
-    let result = match direction {
-        Direction::Encode => encode_element(E::KIND, parameters, value),
-        Direction::Decode => decode_element(E::KIND, parameters, value),
+    bits: u64,
+) -> Result<u64, Fault> {
+    let x = decode(t.kind(), bits);
+    let y = match direction {
+        Direction::Encode => encode_element(t.kind(), parameters, x),
+        Direction::Decode => decode_element(t.kind(), parameters, x),
     }?;
-    E::from_value(result, RoundingMode::NearestEven, None)
+    if direction == Direction::Encode
+        && let Err(kind) = decode_element(t.kind(), parameters, y)
+    {
+        return Err(Fault {
+            kind,
+            encoded: Some(y),
+        });
+    }
+    Ok(encode(y, t.kind(), RoundingMode::NearestEven, None)?)
 }
 
-/// The first element of `input` without a representable result.
-fn first_fault<E: Element>(
+/// The `scale_offset` kernel for `t` in `direction`.
+pub(crate) fn scale_offset_kernel(
+    t: NumericType,
     direction: Direction,
     parameters: Parameters,
-    input: &[E::Storage],
+    isa: Isa,
+) -> Arc<dyn Kernel> {
+    let exact = move |bits| element(t, direction, parameters, bits);
+    match t {
+        NumericType::Float32 => Arc::new(FloatKernel::<f32>::new(t, direction, parameters, isa)),
+        NumericType::Float64 => Arc::new(FloatKernel::<f64>::new(t, direction, parameters, isa)),
+        NumericType::Int16 => Arc::new(IntKernel::<i16>::new(t, direction, parameters, isa)),
+        NumericType::Int32 => Arc::new(IntKernel::<i32>::new(t, direction, parameters, isa)),
+        NumericType::Int64 => Arc::new(IntKernel::<i64>::new(t, direction, parameters, isa)),
+        NumericType::UInt16 => Arc::new(IntKernel::<u16>::new(t, direction, parameters, isa)),
+        NumericType::UInt32 => Arc::new(IntKernel::<u32>::new(t, direction, parameters, isa)),
+        NumericType::UInt64 => Arc::new(IntKernel::<u64>::new(t, direction, parameters, isa)),
+        _ if t.size() == 1 => lut(t, 1, exact),
+        _ => Arc::new(Exact::new(t, t.size(), Arc::new(exact))),
+    }
+}
+
+/// A parameter as an element of storage `T` (`identity` when missing).
+fn parameter<T: Storage>(t: NumericType, value: Option<Value>, identity: T) -> T {
+    value.map_or(identity, |v| {
+        T::from_bits(
+            encode(v, t.kind(), RoundingMode::NearestEven, None)
+                .expect("parameters are values of the type"),
+        )
+    })
+}
+
+/// Converts the elements whose flag (from the fast loop) is set through the exact element
+/// function, reporting the first failure.
+fn settle<T: Storage>(
+    t: NumericType,
+    direction: Direction,
+    parameters: Parameters,
+    input: &[T],
+    output: &mut [T],
+    flagged: impl Fn(T) -> bool,
 ) -> Result<(), ElementFault> {
-    for (index, &x) in input.iter().enumerate() {
-        exact::<E>(direction, parameters, x).map_err(|kind| ElementFault {
-            index,
-            kind,
-            value: E::value(x),
-        })?;
+    for (index, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
+        if flagged(x) {
+            let bits = x.to_bits();
+            *y = T::from_bits(element(t, direction, parameters, bits).map_err(|fault| {
+                ElementFault {
+                    index,
+                    fault,
+                    value: decode(t.kind(), bits),
+                }
+            })?);
+        }
     }
     Ok(())
 }
 
-fn parameter<E: Element>(value: Option<Value>, identity: E::Storage) -> E::Storage {
-    value.map_or(identity, |v| {
-        E::from_value(v, RoundingMode::NearestEven, None)
-            .expect("parameters are values of the type")
-    })
-}
-
 /// `scale_offset` in float32 or float64 arithmetic.
 #[derive(Debug)]
-pub(crate) struct FloatKernel<E: Element> {
+pub(crate) struct FloatKernel<F> {
+    t: NumericType,
     direction: Direction,
     parameters: Parameters,
-    offset: E::Storage,
-    scale: E::Storage,
-    /// A magnitude up to which no operation on an element can overflow, if there is one.
-    safe: Option<E::Storage>,
+    offset: F,
+    scale: F,
+    /// A magnitude up to which no operation on an element can overflow, and for encoding not
+    /// the decode of its result either (`-1`, which every magnitude exceeds, if there is none).
+    safe: F,
     isa: Isa,
 }
 
-/// A magnitude up to which `x`, finite, cannot make an operation overflow (`max` being the
-/// largest finite value): half of the bound that keeps every intermediate below `max / 2`, which
-/// leaves ample room for rounding, and finite. `None` for an infinite or NaN parameter, or when the offset
-/// alone is too large.
+/// A magnitude up to which `x` cannot make an operation overflow (`max` being the largest finite
+/// value): for encoding, `|x - offset| ≤ A` with `A = min(max, max / |scale|) / 2` keeps the
+/// product below `max / 2` and the decode of the result (`≈ x - offset`, then `+ offset`) below
+/// `max`; for decoding, `|x / scale| + |offset| ≤ max / 2`. Both are halved again to leave
+/// ample room for rounding. `None` when the offset alone is too large.
 fn safe_magnitude(direction: Direction, offset: f64, scale: f64, max: f64) -> Option<f64> {
-    if !(offset.is_finite() && scale.is_finite()) {
-        return None;
-    }
-    let (offset, scale, half) = (offset.abs(), scale.abs(), max / 2.0);
+    let (offset, scale) = (offset.abs(), scale.abs());
     let bound = match direction {
-        // |x - offset| ≤ |x| + |offset| ≤ max / 2, and that times |scale| ≤ max / 2.
-        Direction::Encode => half.min(half / scale) - offset,
-        // |x / scale| + |offset| ≤ max / 2.
-        Direction::Decode => (half - offset) * scale,
+        Direction::Encode => ((max / 2.0).min(max / 2.0 / scale) - 2.0 * offset) / 2.0,
+        Direction::Decode => ((max / 2.0 - offset) * scale / 2.0).min(max),
     };
-    (bound > 0.0).then_some(bound.min(max) / 2.0)
+    (bound > 0.0).then_some(bound)
 }
 
-impl<E: Element<Storage: HwFloat>> FloatKernel<E> {
-    pub(crate) fn new(direction: Direction, parameters: Parameters, isa: Isa) -> Self {
-        let offset = parameter::<E>(parameters.offset, E::Storage::zero());
-        let scale = parameter::<E>(parameters.scale, E::Storage::one());
-        let max = E::Storage::max_value().to_f64();
+impl<F: HwFloat> FloatKernel<F> {
+    pub(crate) fn new(
+        t: NumericType,
+        direction: Direction,
+        parameters: Parameters,
+        isa: Isa,
+    ) -> Self {
+        let offset = parameter::<F>(t, parameters.offset, F::zero());
+        let scale = parameter::<F>(t, parameters.scale, F::one());
+        let max = F::max_value().to_f64();
+        let safe = safe_magnitude(direction, offset.to_f64(), scale.to_f64(), max)
+            .map_or(-F::one(), F::from_f64);
         Self {
+            t,
             direction,
             parameters,
             offset,
             scale,
-            safe: safe_magnitude(direction, offset.to_f64(), scale.to_f64(), max)
-                .map(E::Storage::from_f64),
+            safe,
             isa,
         }
     }
 
-    /// The arithmetic of the leading elements of `data` where they are, in groups of
-    /// [`IN_PLACE_GROUP`], up to the first group holding an element of magnitude above `safe`
-    /// (where an operation might overflow); returns how many elements it converted.
+    /// The arithmetic of a block; returns whether an element lies beyond the safe magnitude.
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn compute_in_place(&self, data: &mut [E::Storage], safe: E::Storage) -> usize {
-        let (offset, scale) = (self.offset, self.scale);
-        match self.direction {
-            Direction::Encode => in_place_groups(data, safe, |x| (x - offset) * scale),
-            Direction::Decode => in_place_groups(data, safe, |x| x / scale + offset),
-        }
-    }
-
-    /// The arithmetic of a block; returns whether a finite operation may have overflowed.
-    ///
-    /// With a finite offset and scale (the usual case), an operation on finite values overflowed
-    /// exactly when the element is finite and the result is not (an infinite intermediate stays
-    /// infinite, as the scale is not zero). The loop notes only whether any result is infinite;
-    /// [`Self::overflowed`] then looks at the element too. With an infinite or NaN parameter, an
-    /// overflowed intermediate can end as NaN, so every block is checked element by element.
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn compute(&self, input: &[E::Storage], output: &mut [E::Storage]) -> bool {
-        let (offset, scale) = (self.offset, self.scale);
-        let infinity = E::Storage::infinity();
-        let mut overflow = false;
+    fn compute(&self, input: &[F], output: &mut [F]) -> bool {
+        let (offset, scale, safe) = (self.offset, self.scale, self.safe);
+        let mut beyond = false;
         match self.direction {
             Direction::Encode => {
                 for (&x, y) in input.iter().zip(output.iter_mut()) {
-                    let b = (x - offset) * scale;
-                    *y = b;
-                    overflow |= b.abs() == infinity;
+                    *y = (x - offset) * scale;
+                    beyond |= x.abs() > safe;
                 }
             }
             Direction::Decode => {
                 for (&x, y) in input.iter().zip(output.iter_mut()) {
-                    let b = x / scale + offset;
-                    *y = b;
-                    overflow |= b.abs() == infinity;
+                    *y = x / scale + offset;
+                    beyond |= x.abs() > safe;
                 }
             }
         }
-        overflow || !(offset.is_finite() && scale.is_finite())
+        beyond
     }
 
-    /// Whether a finite operation overflowed, given the outputs of [`Self::compute`].
+    /// The arithmetic of the leading elements of `data` where they are, in groups of
+    /// [`IN_PLACE_GROUP`], up to the first group holding an element beyond the safe magnitude;
+    /// returns how many elements it converted.
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn overflowed(&self, input: &[E::Storage], output: &[E::Storage]) -> bool {
-        if !(self.offset.is_finite() && self.scale.is_finite()) {
-            // An infinite parameter: decided element by element.
-            return true;
+    fn compute_in_place(&self, data: &mut [F]) -> usize {
+        let (offset, scale, safe) = (self.offset, self.scale, self.safe);
+        let mut done = 0;
+        for group in data.chunks_exact_mut(IN_PLACE_GROUP) {
+            if group.iter().fold(false, |any, &x| any | (x.abs() > safe)) {
+                break;
+            }
+            match self.direction {
+                Direction::Encode => group.iter_mut().for_each(|x| *x = (*x - offset) * scale),
+                Direction::Decode => group.iter_mut().for_each(|x| *x = *x / scale + offset),
+            }
+            done += IN_PLACE_GROUP;
         }
-        let infinity = E::Storage::infinity();
-        input.iter().zip(output).fold(false, |any, (&x, &y)| {
-            any | ((x.abs() != infinity) & (y.abs() == infinity))
-        })
+        done
     }
 }
 
-/// Elements checked and converted together by [`FloatKernel::compute_in_place`]: a few vectors'
-/// worth, so that the loop is vectorised and stops soon after an element it cannot take.
+/// Elements checked and converted together in place: a few vectors' worth, so that the loop is
+/// vectorised and stops soon after an element it cannot take.
 const IN_PLACE_GROUP: usize = 16;
 
-/// Applies `operation` to the leading groups of `data` whose elements all have a magnitude of at
-/// most `safe` (NaN included); returns how many elements it converted.
-#[expect(
-    clippy::inline_always,
-    reason = "inlined into each instruction set's copy of the loop"
-)]
-#[inline(always)]
-fn in_place_groups<T: HwFloat>(data: &mut [T], safe: T, operation: impl Fn(T) -> T) -> usize {
-    let mut done = 0;
-    for group in data.chunks_exact_mut(IN_PLACE_GROUP) {
-        if group.iter().fold(false, |any, &x| any | (x.abs() > safe)) {
-            break;
-        }
-        for x in group {
-            *x = operation(*x);
-        }
-        done += IN_PLACE_GROUP;
-    }
-    done
+/// The loops of a kernel, run for one instruction set.
+enum Loop<'a, K, T> {
+    Compute(&'a K, &'a [T], &'a mut [T]),
+    InPlace(&'a K, &'a mut [T]),
 }
 
-/// The arithmetic of a block in place.
-struct InPlace<'a, K, T> {
-    kernel: &'a K,
-    data: &'a mut [T],
-    safe: T,
-}
-
-impl<E: Element<Storage: HwFloat>> Vectorized for InPlace<'_, FloatKernel<E>, E::Storage> {
+impl<F: HwFloat> Vectorized for Loop<'_, FloatKernel<F>, F> {
     type Output = usize;
 
     #[expect(
@@ -248,80 +231,63 @@ impl<E: Element<Storage: HwFloat>> Vectorized for InPlace<'_, FloatKernel<E>, E:
     )]
     #[inline(always)]
     fn run(self) -> usize {
-        self.kernel.compute_in_place(self.data, self.safe)
+        match self {
+            Self::Compute(kernel, input, output) => usize::from(kernel.compute(input, output)),
+            Self::InPlace(kernel, data) => kernel.compute_in_place(data),
+        }
     }
 }
 
-/// The overflow check of a block.
-struct Overflowed<'a, K, T> {
-    kernel: &'a K,
-    input: &'a [T],
-    output: &'a [T],
-}
+impl<F: HwFloat> Typed for FloatKernel<F> {
+    type In = F;
+    type Out = F;
 
-impl<E: Element<Storage: HwFloat>> Vectorized for Overflowed<'_, FloatKernel<E>, E::Storage> {
-    type Output = bool;
-
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn run(self) -> bool {
-        self.kernel.overflowed(self.input, self.output)
-    }
-}
-
-impl<E: Element<Storage: HwFloat>> BlockKernel for FloatKernel<E> {
-    type In = E::Storage;
-    type Out = E::Storage;
-
-    fn convert(&self, input: &[E::Storage], output: &mut [E::Storage]) -> Result<(), ElementFault> {
-        let infinite = self.isa.run(Compute {
-            kernel: self,
-            input,
-            output: &mut *output,
-        });
-        if infinite
-            && self.isa.run(Overflowed {
-                kernel: self,
+    fn convert(&self, input: &[F], output: &mut [F]) -> Result<(), ElementFault> {
+        let beyond = self.isa.run(Loop::Compute(self, input, &mut *output)) != 0;
+        if beyond {
+            let safe = self.safe;
+            settle(
+                self.t,
+                self.direction,
+                self.parameters,
                 input,
                 output,
-            })
-        {
-            first_fault::<E>(self.direction, self.parameters, input)?;
+                |x| x.abs() > safe,
+            )?;
         }
         Ok(())
     }
 
-    fn convert_in_place(&self, data: &mut [E::Storage]) -> usize {
-        self.safe.map_or(0, |safe| {
-            self.isa.run(InPlace {
-                kernel: self,
-                data,
-                safe,
-            })
-        })
+    fn convert_in_place(&self, data: &mut [F]) -> usize {
+        self.isa.run(Loop::InPlace(self, data))
     }
 }
 
-/// `scale_offset` in checked integer arithmetic of the type's own width.
+/// `scale_offset` in checked integer arithmetic of the type's own width. (An encoded element
+/// always decodes again: `(x - offset) * scale / scale + offset` is `x` exactly.)
 #[derive(Debug)]
-pub(crate) struct IntKernel<E: Element> {
+pub(crate) struct IntKernel<S> {
+    t: NumericType,
     direction: Direction,
     parameters: Parameters,
-    offset: E::Storage,
-    scale: E::Storage,
+    offset: S,
+    scale: S,
     isa: Isa,
 }
 
-impl<E: IntElement> IntKernel<E> {
-    pub(crate) fn new(direction: Direction, parameters: Parameters, isa: Isa) -> Self {
+impl<S: IntStorage> IntKernel<S> {
+    pub(crate) fn new(
+        t: NumericType,
+        direction: Direction,
+        parameters: Parameters,
+        isa: Isa,
+    ) -> Self {
         Self {
+            t,
             direction,
             parameters,
-            offset: parameter::<E>(parameters.offset, E::Storage::zero()),
-            scale: parameter::<E>(parameters.scale, E::Storage::one()),
+            offset: parameter::<S>(t, parameters.offset, S::zero()),
+            scale: parameter::<S>(t, parameters.scale, S::one()),
             isa,
         }
     }
@@ -332,9 +298,9 @@ impl<E: IntElement> IntKernel<E> {
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn compute(&self, input: &[E::Storage], output: &mut [E::Storage]) -> bool {
+    fn compute(&self, input: &[S], output: &mut [S]) -> bool {
         let (offset, scale) = (self.offset, self.scale);
-        let zero = E::Storage::zero();
+        let zero = S::zero();
         let mut failed = false;
         match self.direction {
             Direction::Encode => {
@@ -358,131 +324,42 @@ impl<E: IntElement> IntKernel<E> {
     }
 }
 
-impl<E: IntElement> BlockKernel for IntKernel<E> {
-    type In = E::Storage;
-    type Out = E::Storage;
+impl<S: IntStorage> Vectorized for Loop<'_, IntKernel<S>, S> {
+    type Output = usize;
 
-    fn convert(&self, input: &[E::Storage], output: &mut [E::Storage]) -> Result<(), ElementFault> {
-        let failed = self.isa.run(Compute {
-            kernel: self,
-            input,
-            output,
-        });
-        if failed {
-            first_fault::<E>(self.direction, self.parameters, input)?;
-        }
-        Ok(())
-    }
-}
-
-/// `scale_offset` through the exact element arithmetic (float16 and bfloat16).
-#[derive(Debug)]
-pub(crate) struct ExactKernel<E> {
-    direction: Direction,
-    parameters: Parameters,
-    element: PhantomData<fn() -> E>,
-}
-
-impl<E: Element> ExactKernel<E> {
-    pub(crate) fn new(direction: Direction, parameters: Parameters) -> Self {
-        Self {
-            direction,
-            parameters,
-            element: PhantomData,
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn run(self) -> usize {
+        match self {
+            Self::Compute(kernel, input, output) => usize::from(kernel.compute(input, output)),
+            Self::InPlace(..) => 0,
         }
     }
 }
 
-impl<E: Element> BlockKernel for ExactKernel<E> {
-    type In = E::Storage;
-    type Out = E::Storage;
+impl<S: IntStorage> Typed for IntKernel<S> {
+    type In = S;
+    type Out = S;
 
-    fn convert(&self, input: &[E::Storage], output: &mut [E::Storage]) -> Result<(), ElementFault> {
-        for (index, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
-            *y = exact::<E>(self.direction, self.parameters, x).map_err(|kind| ElementFault {
-                index,
-                kind,
-                value: E::value(x),
-            })?;
+    fn convert(&self, input: &[S], output: &mut [S]) -> Result<(), ElementFault> {
+        if self.isa.run(Loop::Compute(self, input, &mut *output)) != 0 {
+            // The first element that fails is reported; the block fails anyway.
+            settle(
+                self.t,
+                self.direction,
+                self.parameters,
+                input,
+                output,
+                |_| true,
+            )?;
         }
         Ok(())
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::numeric::element::Float64;
-
-    fn bits(values: &[f64]) -> Vec<u64> {
-        values.iter().map(|x| x.to_bits()).collect()
-    }
-
-    #[test]
-    fn in_place_converts_up_to_the_first_group_that_might_overflow() {
-        let parameters = Parameters {
-            offset: Some(Value::from_f64(-10.0)),
-            scale: Some(Value::from_f64(0.1)),
-        };
-        for isa in Isa::available() {
-            for direction in [Direction::Encode, Direction::Decode] {
-                let kernel = FloatKernel::<Float64>::new(direction, parameters, isa);
-                // 40 elements: two groups and a partial one, all within the safe magnitude.
-                let small: Vec<f64> = [1.5, f64::NAN, -0.0, -3e300, 1e-310]
-                    .into_iter()
-                    .cycle()
-                    .take(40)
-                    .collect();
-                let mut expected = vec![0.0; 40];
-                kernel.convert(&small, &mut expected).unwrap();
-                let mut data = small.clone();
-                assert_eq!(
-                    kernel.convert_in_place(&mut data),
-                    32,
-                    "{direction} {isa:?}"
-                );
-                assert_eq!(
-                    bits(&data[..32]),
-                    bits(&expected[..32]),
-                    "{direction} {isa:?}"
-                );
-                assert_eq!(bits(&data[32..]), bits(&small[32..]));
-
-                // A value that might overflow stops the conversion before its group.
-                for (position, large) in [(20, f64::MAX), (3, f64::INFINITY), (31, -f64::MAX)] {
-                    let mut input = small.clone();
-                    input[position] = large;
-                    let mut data = input.clone();
-                    let done = kernel.convert_in_place(&mut data);
-                    assert_eq!(done, position / 16 * 16, "{direction} {isa:?}");
-                    assert_eq!(bits(&data[..done]), bits(&expected[..done]));
-                    assert_eq!(bits(&data[done..]), bits(&input[done..]));
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn the_safe_magnitude_keeps_every_intermediate_finite() {
-        let max = f64::MAX;
-        for (offset, scale) in [(-10.0, 0.1), (1e300, 1e-300), (0.0, 1e300), (-1e307, 7.0)] {
-            for direction in [Direction::Encode, Direction::Decode] {
-                let Some(safe) = safe_magnitude(direction, offset, scale, max) else {
-                    continue;
-                };
-                for x in [safe, -safe] {
-                    let result = match direction {
-                        Direction::Encode => (x - offset) * scale,
-                        Direction::Decode => x / scale + offset,
-                    };
-                    assert!(result.is_finite(), "{direction} {x} {offset} {scale}");
-                }
-            }
-        }
-        assert_eq!(
-            safe_magnitude(Direction::Encode, f64::INFINITY, 1.0, max),
-            None
-        );
-        assert_eq!(safe_magnitude(Direction::Decode, max, 1.0, max), None);
-    }
-}
+#[path = "kernel_tests.rs"]
+mod tests;

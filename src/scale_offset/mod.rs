@@ -40,7 +40,7 @@ mod config;
 mod error;
 pub(crate) mod kernel;
 #[cfg(test)]
-pub(crate) mod reference_tests;
+mod reference_tests;
 
 use std::sync::Arc;
 

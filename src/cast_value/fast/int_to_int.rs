@@ -1,53 +1,52 @@
 //! Fast path: 16- to 64-bit integers to any integer type.
 //!
 //! The target's bounds are held in the source type (intersected with the source range), so the
-//! range test, the clamp and the exact conversion all happen in the source type. Wrapping keeps
-//! the low bits (two's complement truncation, sign-extended for signed targets).
-
-use std::marker::PhantomData;
+//! range test, the clamp and the exact conversion all happen in the source type; the result is
+//! written as the target's bits (`W`, an unsigned type of the target's width: int4 sits in a byte
+//! as a sign-extended value, whose low byte truncation gives). Wrapping keeps the low bits (two's
+//! complement truncation, sign-extended for targets narrower than their byte).
 
 use num_traits::AsPrimitive;
 
-use super::kernel::FastPath;
-use crate::numeric::{IntElement, MapInput, OutOfRangeMode};
+use crate::cast_value::kernel::FastPath;
+use crate::numeric::{Bits, IntFormat, IntStorage, OutOfRangeMode, Wrap};
 
 /// An integer → integer fast path.
 #[derive(Debug)]
-pub(crate) struct IntToInt<S: IntElement, D> {
+pub(crate) struct IntToInt<S, W> {
     out_of_range: Option<OutOfRangeMode>,
     /// The target's smallest value, or the source's if that is larger.
-    lo: S::Storage,
+    lo: S,
     /// The target's largest value, or the source's if that is smaller.
-    hi: S::Storage,
-    types: PhantomData<fn() -> D>,
+    hi: S,
+    wrap: Wrap<W>,
 }
 
-impl<S: IntElement, D: IntElement> IntToInt<S, D> {
-    pub(crate) fn new(out_of_range: Option<OutOfRangeMode>) -> Self {
+impl<S: IntStorage, W: Bits> IntToInt<S, W> {
+    pub(crate) fn new(to: IntFormat, out_of_range: Option<OutOfRangeMode>) -> Self {
         Self {
             out_of_range,
-            lo: S::from_i128_clamped(D::FORMAT.min()),
-            hi: S::from_i128_clamped(D::FORMAT.max()),
-            types: PhantomData,
+            lo: S::from_i128_clamped(to.min()),
+            hi: S::from_i128_clamped(to.max()),
+            wrap: Wrap::new(to.bits, to.signed),
         }
     }
 }
 
-impl<S, D> FastPath for IntToInt<S, D>
+impl<S, W> FastPath for IntToInt<S, W>
 where
-    S: IntElement + MapInput,
-    D: IntElement,
-    S::Storage: AsPrimitive<D::Storage>,
+    S: IntStorage + AsPrimitive<W>,
+    W: Bits,
 {
-    type From = S;
-    type To = D;
+    type In = S;
+    type Out = W;
 
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn convert(&self, input: &[S::Storage], output: &mut [D::Storage]) -> bool {
+    fn convert(&self, input: &[S], output: &mut [W]) -> bool {
         let (lo, hi) = (self.lo, self.hi);
         let items = input.iter().zip(output.iter_mut());
         match self.out_of_range {
@@ -66,8 +65,9 @@ where
                 false
             }
             Some(OutOfRangeMode::Wrap) => {
+                let wrap = self.wrap;
                 for (&x, y) in items {
-                    *y = D::wrap(x.as_());
+                    *y = wrap.apply(x.as_());
                 }
                 false
             }

@@ -6,21 +6,24 @@
 //! the buffer is therefore offered transparent huge pages (2 MiB), a hint the kernel may ignore
 //! (as it does unless `/sys/kernel/mm/transparent_hugepage/enabled` is `always` or `madvise`).
 
+use std::mem::MaybeUninit;
+
 /// Buffers of at least this many bytes are offered huge pages.
 const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 
-/// A new buffer of `len` zero bytes.
-pub(crate) fn zeroed(len: usize) -> Vec<u8> {
-    let mut buffer = vec![0u8; len];
+/// An empty buffer with room for `len` bytes, which the caller writes before setting the length
+/// (no byte is written here: zero-filling memory that is overwritten anyway costs a pass).
+pub(crate) fn uninit(len: usize) -> Vec<u8> {
+    let mut buffer = Vec::with_capacity(len);
     if len >= HUGE_PAGE_MIN_BYTES {
-        advise_huge_pages(&mut buffer);
+        advise_huge_pages(&mut buffer.spare_capacity_mut()[..len]);
     }
     buffer
 }
 
 /// Asks the kernel to back the whole pages of `buffer` with huge pages.
 #[cfg(target_os = "linux")]
-fn advise_huge_pages(buffer: &mut [u8]) {
+fn advise_huge_pages(buffer: &mut [MaybeUninit<u8>]) {
     const PAGE: usize = 4096;
     let skip = buffer.as_ptr().align_offset(PAGE).min(buffer.len());
     let pages = &mut buffer[skip..];
@@ -28,7 +31,8 @@ fn advise_huge_pages(buffer: &mut [u8]) {
     if len > 0 {
         // SAFETY: the `len` bytes from the page-aligned start of `pages` lie within `buffer`,
         // which this function borrows mutably, and `MADV_HUGEPAGE` changes only how the kernel
-        // backs the pages, never their contents. The result is ignored: the advice is a hint.
+        // backs the pages, never their contents (nothing is read). The result is ignored: the
+        // advice is a hint.
         unsafe {
             libc::madvise(pages.as_mut_ptr().cast(), len, libc::MADV_HUGEPAGE);
         }
@@ -36,16 +40,16 @@ fn advise_huge_pages(buffer: &mut [u8]) {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_buffer: &mut [u8]) {}
+fn advise_huge_pages(_buffer: &mut [MaybeUninit<u8>]) {}
 
 #[cfg(test)]
 mod tests {
     #[test]
-    fn buffers_are_zeroed_with_or_without_the_advice() {
+    fn buffers_have_room_for_their_bytes_with_or_without_the_advice() {
         for len in [0, 1, 4095, super::HUGE_PAGE_MIN_BYTES + 12_345] {
-            let buffer = super::zeroed(len);
-            assert_eq!(buffer.len(), len);
-            assert!(buffer.iter().all(|&b| b == 0));
+            let buffer = super::uninit(len);
+            assert!(buffer.is_empty());
+            assert!(buffer.capacity() >= len);
         }
     }
 }

@@ -1,245 +1,13 @@
-//! An independent exact reference for the kernels (tests only).
-//!
-//! It shares no code with the crate's numeric model: element encodings are decoded from the data
-//! type definitions with `half` and plain formulas, integers are rounded with the standard
-//! library's `round_ties_even`/`round`/`trunc`/`ceil`/`floor` (exact on floats), and float targets
-//! are rounded by locating the value between the two neighbouring values of the target, found by
-//! listing every encoding of formats up to 16 bits or by stepping with `next_up`/`next_down` for
-//! float32 and float64, and comparing exactly.
+//! Reference casts: the `cast_value` procedure's steps 2 and 3 (exact values, rounding and the
+//! out-of-range modes) into each data type.
 
 use std::cmp::Ordering;
+use std::sync::{Arc, Mutex};
 
-use crate::error::FaultKind;
-use crate::numeric::{OutOfRangeMode, RoundingMode};
-
-/// A value: integers exactly as `i128`, floats exactly as `f64` (every float type widens to it).
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum RefValue {
-    Nan,
-    Inf(bool),
-    Int(i128),
-    Float(f64),
-}
-
-impl PartialEq for RefValue {
-    fn eq(&self, other: &Self) -> bool {
-        match (*self, *other) {
-            (Self::Nan, Self::Nan) => true,
-            (Self::Inf(a), Self::Inf(b)) => a == b,
-            (Self::Int(a), Self::Int(b)) => a == b,
-            (Self::Float(a), Self::Float(b)) => {
-                a == b && a.is_sign_negative() == b.is_sign_negative()
-            }
-            _ => false,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Special {
-    Ieee,
-    Finite,
-    Fnuz,
-    E8M0,
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Type {
-    Int {
-        bits: u32,
-        signed: bool,
-    },
-    /// float16/bfloat16/float32/float64, decoded by `half` and the standard library.
-    Std {
-        bits: u32,
-    },
-    Small {
-        ebits: u32,
-        mbits: u32,
-        bias: i32,
-        special: Special,
-    },
-}
-
-fn describe(name: &str) -> Type {
-    let small = |ebits, mbits, bias, special| Type::Small {
-        ebits,
-        mbits,
-        bias,
-        special,
-    };
-    match name {
-        "int2" => Type::Int {
-            bits: 2,
-            signed: true,
-        },
-        "int4" => Type::Int {
-            bits: 4,
-            signed: true,
-        },
-        "int8" => Type::Int {
-            bits: 8,
-            signed: true,
-        },
-        "int16" => Type::Int {
-            bits: 16,
-            signed: true,
-        },
-        "int32" => Type::Int {
-            bits: 32,
-            signed: true,
-        },
-        "int64" => Type::Int {
-            bits: 64,
-            signed: true,
-        },
-        "uint2" => Type::Int {
-            bits: 2,
-            signed: false,
-        },
-        "uint4" => Type::Int {
-            bits: 4,
-            signed: false,
-        },
-        "uint8" => Type::Int {
-            bits: 8,
-            signed: false,
-        },
-        "uint16" => Type::Int {
-            bits: 16,
-            signed: false,
-        },
-        "uint32" => Type::Int {
-            bits: 32,
-            signed: false,
-        },
-        "uint64" => Type::Int {
-            bits: 64,
-            signed: false,
-        },
-        "float16" | "bfloat16" => Type::Std { bits: 16 },
-        "float32" => Type::Std { bits: 32 },
-        "float64" => Type::Std { bits: 64 },
-        "float4_e2m1fn" => small(2, 1, 1, Special::Finite),
-        "float6_e2m3fn" => small(2, 3, 1, Special::Finite),
-        "float6_e3m2fn" => small(3, 2, 3, Special::Finite),
-        "float8_e3m4" => small(3, 4, 3, Special::Ieee),
-        "float8_e4m3" => small(4, 3, 7, Special::Ieee),
-        "float8_e4m3b11fnuz" => small(4, 3, 11, Special::Fnuz),
-        "float8_e4m3fnuz" => small(4, 3, 8, Special::Fnuz),
-        "float8_e5m2" => small(5, 2, 15, Special::Ieee),
-        "float8_e5m2fnuz" => small(5, 2, 16, Special::Fnuz),
-        "float8_e8m0fnu" => small(8, 0, 127, Special::E8M0),
-        other => panic!("not a numeric type: {other}"),
-    }
-}
-
-fn float(x: f64) -> RefValue {
-    if x.is_nan() {
-        RefValue::Nan
-    } else if x.is_infinite() {
-        RefValue::Inf(x < 0.0)
-    } else {
-        RefValue::Float(x)
-    }
-}
-
-/// The value of an encoding of `name` (in the low bits of `bits`).
-#[expect(
-    clippy::cast_possible_truncation,
-    clippy::cast_possible_wrap,
-    reason = "bit fields"
-)]
-pub(crate) fn decode(name: &str, bits: u64) -> RefValue {
-    match describe(name) {
-        Type::Int { bits: n, signed } => {
-            let low = bits & (u64::MAX >> (64 - n));
-            if signed && low >> (n - 1) == 1 {
-                RefValue::Int(i128::from(low) - (1i128 << n))
-            } else {
-                RefValue::Int(i128::from(low))
-            }
-        }
-        Type::Std { .. } => float(match name {
-            "float16" => half::f16::from_bits(bits as u16).to_f64(),
-            "bfloat16" => half::bf16::from_bits(bits as u16).to_f64(),
-            "float32" => f64::from(f32::from_bits(bits as u32)),
-            _ => f64::from_bits(bits),
-        }),
-        Type::Small {
-            ebits,
-            mbits,
-            bias,
-            special,
-        } => {
-            if special == Special::E8M0 {
-                let e = bits & 0xff;
-                return if e == 0xff {
-                    RefValue::Nan
-                } else {
-                    RefValue::Float(2f64.powi(e as i32 - bias))
-                };
-            }
-            let total = 1 + ebits + mbits;
-            let bits = bits & ((1 << total) - 1);
-            let negative = bits >> (total - 1) == 1;
-            let exponent = ((bits >> mbits) & ((1 << ebits) - 1)) as i32;
-            let mantissa = f64::from(u32::try_from(bits & ((1 << mbits) - 1)).unwrap());
-            if special == Special::Fnuz && bits == 1 << (total - 1) {
-                return RefValue::Nan;
-            }
-            if special == Special::Ieee && exponent == (1 << ebits) - 1 {
-                return if mantissa == 0.0 {
-                    RefValue::Inf(negative)
-                } else {
-                    RefValue::Nan
-                };
-            }
-            let magnitude = if exponent == 0 {
-                mantissa * 2f64.powi(1 - bias - mbits as i32)
-            } else {
-                (mantissa + 2f64.powi(mbits as i32)) * 2f64.powi(exponent - bias - mbits as i32)
-            };
-            RefValue::Float(if negative { -magnitude } else { magnitude })
-        }
-    }
-}
-
-/// Compares an exact value (`Int` or `Float`) with a float.
-#[expect(
-    clippy::cast_possible_truncation,
-    clippy::float_cmp,
-    reason = "exact comparisons"
-)]
-fn compare(a: RefValue, b: f64) -> Ordering {
-    match a {
-        RefValue::Float(x) => x.partial_cmp(&b).unwrap(),
-        RefValue::Int(i) => {
-            if b.abs() >= 2f64.powi(126) {
-                return if b > 0.0 {
-                    Ordering::Less
-                } else {
-                    Ordering::Greater
-                };
-            }
-            let floor = b.floor();
-            match i.cmp(&(floor as i128)) {
-                Ordering::Equal if floor != b => Ordering::Less,
-                other => other,
-            }
-        }
-        _ => unreachable!(),
-    }
-}
-
-fn is_negative(x: RefValue) -> bool {
-    match x {
-        RefValue::Int(i) => i < 0,
-        RefValue::Float(v) => v.is_sign_negative(),
-        RefValue::Inf(n) => n,
-        RefValue::Nan => false,
-    }
-}
+use super::{
+    OutOfRangeMode, RefFault, RefValue, RoundingMode, Special, Type, compare, decode, describe,
+    is_negative,
+};
 
 /// One step to the next float.
 type StepFn = fn(f64) -> f64;
@@ -253,15 +21,34 @@ struct Point {
     beyond: bool,
 }
 
+/// The values of a small float type, shared between models.
+type Grid = Arc<Vec<Point>>;
+
 /// Reference casts into one data type.
 pub(crate) struct Reference {
     to: &'static str,
     /// Every finite value of a float type up to 16 bits, and the points beyond its range.
-    grid: Option<Vec<Point>>,
+    grid: Option<Grid>,
 }
 
 impl Reference {
     pub(crate) fn new(to: &'static str) -> Self {
+        // Grids are built once per type and shared.
+        static GRIDS: Mutex<Vec<(&'static str, Option<Grid>)>> = Mutex::new(Vec::new());
+        let mut grids = GRIDS.lock().unwrap();
+        if let Some((_, grid)) = grids.iter().find(|(name, _)| *name == to) {
+            return Self {
+                to,
+                grid: grid.clone(),
+            };
+        }
+        let grid = Self::grid(to).map(Arc::new);
+        grids.push((to, grid.clone()));
+        Self { to, grid }
+    }
+
+    /// Every finite value of a float type up to 16 bits, and the points beyond its range.
+    fn grid(to: &'static str) -> Option<Vec<Point>> {
         let bits = match describe(to) {
             Type::Std { bits: 16 } => Some(16),
             Type::Small {
@@ -272,7 +59,7 @@ impl Reference {
             } => Some(ebits + mbits + u32::from(special != Special::E8M0)),
             _ => None,
         };
-        let grid = bits.map(|bits| {
+        bits.map(|bits| {
             let mut points: Vec<Point> = (0..1u64 << bits)
                 .filter_map(|b| match decode(to, b) {
                     RefValue::Float(v) if v != 0.0 || b == 0 => Some(Point {
@@ -327,8 +114,7 @@ impl Reference {
                 );
             }
             points
-        });
-        Self { to, grid }
+        })
     }
 
     /// The neighbours `lo ≤ x ≤ hi` of a finite `x`, or `None` beyond the points one step outside
@@ -441,7 +227,7 @@ impl Reference {
         x: RefValue,
         rounding: RoundingMode,
         oor: Option<OutOfRangeMode>,
-    ) -> Result<RefValue, FaultKind> {
+    ) -> Result<RefValue, RefFault> {
         let target = describe(self.to);
         let (has_nan, has_inf, has_negative_zero, e8m0) = match target {
             Type::Int { .. } => (false, false, false, false),
@@ -458,14 +244,14 @@ impl Reference {
                 return if has_nan {
                     Ok(RefValue::Nan)
                 } else {
-                    Err(FaultKind::NanNotRepresentable)
+                    Err(RefFault::Nan)
                 };
             }
             RefValue::Inf(n) => {
                 return if has_inf {
                     Ok(RefValue::Inf(n))
                 } else {
-                    Err(FaultKind::InfinityNotRepresentable)
+                    Err(RefFault::Infinity)
                 };
             }
             _ => {}
@@ -488,7 +274,7 @@ impl Reference {
                 let max = points[points.len() - 2].value;
                 Ok(RefValue::Float(if is_negative(x) { -max } else { max }))
             }
-            _ => Err(FaultKind::OutOfRange),
+            _ => Err(RefFault::OutOfRange),
         };
         if e8m0 && compare(x, 0.0) != Ordering::Greater {
             return out_of_range(true);
@@ -545,7 +331,7 @@ fn to_int(
     signed: bool,
     rounding: RoundingMode,
     oor: Option<OutOfRangeMode>,
-) -> Result<i128, FaultKind> {
+) -> Result<i128, RefFault> {
     let (min, max) = if signed {
         (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
     } else {
@@ -573,7 +359,7 @@ fn to_int(
         return Ok(v);
     }
     match oor {
-        None => Err(FaultKind::OutOfRange),
+        None => Err(RefFault::OutOfRange),
         Some(OutOfRangeMode::Clamp) => Ok(if is_negative(rounded) { min } else { max }),
         Some(OutOfRangeMode::Wrap) => {
             let modulus = 1i128 << bits;
@@ -589,5 +375,101 @@ fn to_int(
                 low
             })
         }
+    }
+}
+
+/// Whether an element matches a `scalar_map` key: numerically, NaN matching NaN, -0 matching +0.
+#[expect(clippy::float_cmp, reason = "exact numeric equality")]
+fn matches_key(key: RefValue, x: RefValue) -> bool {
+    match (key, x) {
+        (RefValue::Float(a), RefValue::Float(b)) => a == b,
+        (RefValue::Int(a), RefValue::Float(b)) | (RefValue::Float(b), RefValue::Int(a)) => {
+            compare(RefValue::Int(a), b) == Ordering::Equal
+        }
+        (key, x) => key == x,
+    }
+}
+
+/// The reference `cast_value` between two data types, both directions.
+pub(crate) struct CastModel {
+    forward: Reference,
+    back: Reference,
+    rounding: RoundingMode,
+    out_of_range: Option<OutOfRangeMode>,
+    /// `(key, value)` entries, first occurrence first.
+    encode_map: Vec<(RefValue, RefValue)>,
+    decode_map: Vec<(RefValue, RefValue)>,
+}
+
+impl CastModel {
+    /// The cast from `from` to `to`.
+    pub(crate) fn new(
+        from: &'static str,
+        to: &'static str,
+        rounding: RoundingMode,
+        out_of_range: Option<OutOfRangeMode>,
+    ) -> Self {
+        Self {
+            forward: Reference::new(to),
+            back: Reference::new(from),
+            rounding,
+            out_of_range,
+            encode_map: Vec::new(),
+            decode_map: Vec::new(),
+        }
+    }
+
+    /// The same with `scalar_map` entries.
+    #[must_use]
+    pub(crate) fn with_maps(
+        mut self,
+        encode: Vec<(RefValue, RefValue)>,
+        decode: Vec<(RefValue, RefValue)>,
+    ) -> Self {
+        self.encode_map = encode;
+        self.decode_map = decode;
+        self
+    }
+
+    fn cast(
+        reference: &Reference,
+        map: &[(RefValue, RefValue)],
+        x: RefValue,
+        rounding: RoundingMode,
+        oor: Option<OutOfRangeMode>,
+    ) -> Result<RefValue, RefFault> {
+        match map.iter().find(|(key, _)| matches_key(*key, x)) {
+            Some(&(_, value)) => Ok(value),
+            None => reference.cast(x, rounding, oor),
+        }
+    }
+
+    /// The encode of `x`; its result must decode again.
+    pub(crate) fn encode(&self, x: RefValue) -> Result<RefValue, RefFault> {
+        let y = self.encode_unchecked(x)?;
+        self.decode(y).map_err(|_| RefFault::Unreadable)?;
+        Ok(y)
+    }
+
+    /// The encode of `x` without the guard (the decode direction of a chain, say).
+    pub(crate) fn encode_unchecked(&self, x: RefValue) -> Result<RefValue, RefFault> {
+        Self::cast(
+            &self.forward,
+            &self.encode_map,
+            x,
+            self.rounding,
+            self.out_of_range,
+        )
+    }
+
+    /// The decode of `y`.
+    pub(crate) fn decode(&self, y: RefValue) -> Result<RefValue, RefFault> {
+        Self::cast(
+            &self.back,
+            &self.decode_map,
+            y,
+            self.rounding,
+            self.out_of_range,
+        )
     }
 }

@@ -1,0 +1,330 @@
+//! Fast path: float32 and float64 (and float16/bfloat16, widened to float32 first) to any integer
+//! type.
+//!
+//! For targets of up to 32 bits ([`FloatToInt`]), everything happens in one float `C` that holds
+//! the element and the target's bounds exactly (float32 for targets of up to 16 bits from float32,
+//! float64 otherwise):
+//! - with `clamp` or no out-of-range mode, the element is clamped to the bounds first (rounding
+//!   is monotonic and the bounds are integers, so clamping before rounding gives the same result);
+//! - adding `M = 1.5 × 2^(p - 1)` (`p` the precision of `C`) to a value below `2^(p - 2)` rounds it
+//!   to an integer, ties to even (the sum lies where `C` steps by one), and the low bits of the sum
+//!   are that integer in two's complement; the other rounding modes adjust it by one where the
+//!   nearest-even integer lies on the wrong side of the value;
+//! - those low bits are also the value modulo `2^bits`, which is `wrap` (sign-extended for targets
+//!   narrower than their byte);
+//! - whether a value is in range after rounding is a comparison with thresholds computed once.
+//!
+//! The 64-bit targets ([`FloatToInt64`]) round with the branch-free [`round_to_integral`] and
+//! convert with the saturating `as` (which is the clamp), wrapping through `i64`. A `scalar_map`
+//! entry for NaN is applied in the same loop. What is left (NaN and infinities without a map
+//! entry, values out of range without a mode, values too large to wrap this way) goes to the
+//! exact path. `nearest-even` has a loop of its own; the four other modes share one that reads the
+//! mode as flags.
+
+use num_traits::AsPrimitive;
+
+use crate::cast_value::kernel::FastPath;
+use crate::numeric::{
+    Bits, Directed, FloatInput, HwFloat, IntFormat, IntStorage, Kind, OutOfRangeMode, RoundingMode,
+    Storage, Value, Wrap, encode, round_to_integral, round_to_integral_directed,
+};
+
+/// The float nearest `value` towards zero.
+fn towards_zero<F: HwFloat>(value: Value) -> F {
+    let bits = encode(
+        value,
+        Kind::Float(F::FORMAT),
+        RoundingMode::TowardsZero,
+        None,
+    )
+    .expect("integer bounds are within the float range");
+    F::from_bits(bits)
+}
+
+fn integer_value(x: i128) -> Value {
+    i64::try_from(x).map_or_else(
+        |_| Value::from_u64(u64::try_from(x).unwrap_or(u64::MAX)),
+        Value::from_i64,
+    )
+}
+
+/// The smallest and largest values of `C` that `mode` rounds into `[lo, hi]` (integers of at most
+/// 32 bits, so `lo - 1`, `hi + 1` and the half-way points are exact in `C`).
+fn rounding_thresholds<C: HwFloat>(mode: RoundingMode, lo: C, hi: C) -> (C, C) {
+    let (one, half) = (C::one(), C::HALF);
+    let even = |x: C| (x * half).fract() == C::zero();
+    match mode {
+        RoundingMode::TowardsNegative => (lo, (hi + one).next_down()),
+        RoundingMode::TowardsPositive => ((lo - one).next_up(), hi),
+        RoundingMode::TowardsZero => ((lo - one).next_up(), (hi + one).next_down()),
+        // Ties go away from zero: lo - 0.5 rounds to lo - 1 when lo ≤ 0, and to lo when lo > 0.
+        RoundingMode::NearestAway => (
+            if lo > C::zero() {
+                lo - half
+            } else {
+                (lo - half).next_up()
+            },
+            if hi < C::zero() {
+                hi + half
+            } else {
+                (hi + half).next_down()
+            },
+        ),
+        RoundingMode::NearestEven => (
+            if even(lo) {
+                lo - half
+            } else {
+                (lo - half).next_up()
+            },
+            if even(hi) {
+                hi + half
+            } else {
+                (hi + half).next_down()
+            },
+        ),
+    }
+}
+
+/// The step from the nearest-even integer `n` of `c` to `c` rounded by a directed mode: -1, 0 or
+/// 1, as two's complement bits.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into each instruction set's copy of the loop"
+)]
+#[expect(
+    clippy::needless_bitwise_bool,
+    reason = "no branches in a loop meant to vectorise"
+)]
+#[inline(always)]
+fn adjustment<C: HwFloat>(mode: Directed, c: C, n: C) -> u64 {
+    let zero = C::zero();
+    let positive = c > zero;
+    let down = (n > c) & (mode.towards_negative | (mode.towards_zero & positive));
+    let up = (n < c) & (mode.towards_positive | (mode.towards_zero & (c < zero)));
+    // A tie (c - n is exact) rounded to even towards zero goes the other way.
+    let tie = mode.nearest_away & ((c - n).abs() == C::HALF) & (n.abs() < c.abs());
+    let step = u64::from(up | (tie & positive));
+    let back = u64::from(down | (tie & !positive));
+    step.wrapping_sub(back)
+}
+
+/// A float → integer fast path for targets of up to 32 bits, written as bits `W` and computed in
+/// the float `C`.
+#[derive(Debug)]
+pub(crate) struct FloatToInt<F, W, C> {
+    rounding: RoundingMode,
+    out_of_range: Option<OutOfRangeMode>,
+    /// The output for NaN, when `scalar_map` has an entry for it.
+    nan: Option<W>,
+    /// The target's bounds, exactly.
+    lo: C,
+    hi: C,
+    /// Elements outside `[below, above]` are undecided.
+    below: C,
+    above: C,
+    wrap: Wrap<W>,
+    source: std::marker::PhantomData<fn() -> F>,
+}
+
+impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
+    pub(crate) fn new(
+        to: IntFormat,
+        rounding: RoundingMode,
+        out_of_range: Option<OutOfRangeMode>,
+        nan: Option<u64>,
+    ) -> Self {
+        let lo: C = towards_zero(integer_value(to.min()));
+        let hi: C = towards_zero(integer_value(to.max()));
+        let (below, above) = match out_of_range {
+            // Wrapping is exact below this magnitude.
+            Some(OutOfRangeMode::Wrap) => {
+                let limit = C::MAGIC / (C::one() + C::one() + C::one());
+                (-limit, limit)
+            }
+            // With `clamp`, only the infinities; without a mode, the values that do not round
+            // into the range.
+            Some(OutOfRangeMode::Clamp) => (C::min_value(), C::max_value()),
+            None => rounding_thresholds(rounding, lo, hi),
+        };
+        Self {
+            rounding,
+            out_of_range,
+            nan: nan.map(W::from_bits),
+            lo,
+            hi,
+            below,
+            above,
+            wrap: Wrap::new(to.bits, to.signed),
+            source: std::marker::PhantomData,
+        }
+    }
+
+    /// The loop, for `nearest-even` (`mode` `None`) or a directed mode.
+    ///
+    /// It holds no run-time condition on elements: every element is converted and NaN replaced by
+    /// the `scalar_map` output (or 0, undecided then); what is undecided is the elements outside
+    /// `[below, above]` (ordered comparisons, so never NaN), plus NaN when the map has no entry.
+    #[expect(
+        clippy::inline_always,
+        reason = "called with a constant mode, which must fold into one loop per mode"
+    )]
+    #[inline(always)]
+    fn run(&self, mode: Option<Directed>, input: &[F], output: &mut [W]) -> bool
+    where
+        F: AsPrimitive<C>,
+    {
+        let (lo, hi, below, above) = (self.lo, self.hi, self.below, self.above);
+        let wrapping = self.out_of_range == Some(OutOfRangeMode::Wrap);
+        let (nan, wrap) = (self.nan.unwrap_or_default(), self.wrap);
+        let (mut outside, mut any_nan) = (false, false);
+        // The integer nearest `c` in the mode, as the low bits of a float's encoding.
+        let integer = |c: C| {
+            let sum = c + C::MAGIC;
+            let bits = Storage::to_bits(sum);
+            match mode {
+                None => bits,
+                Some(mode) => bits.wrapping_add(adjustment(mode, c, sum - C::MAGIC)),
+            }
+        };
+        for (&x, y) in input.iter().zip(output.iter_mut()) {
+            let w: C = x.as_();
+            let converted = if wrapping {
+                let small = w.abs() < above;
+                wrap.apply(W::from_bits(integer(if small { w } else { C::zero() })))
+            } else {
+                // Clamped by selects, which also send NaN to `lo`.
+                let c = if w > lo { w } else { lo };
+                let c = if c < hi { c } else { hi };
+                W::from_bits(integer(c))
+            };
+            let is_nan = w.is_nan();
+            *y = if is_nan { nan } else { converted };
+            outside |= w < below;
+            outside |= w > above;
+            any_nan |= is_nan;
+        }
+        outside || (any_nan && self.nan.is_none())
+    }
+}
+
+impl<F, W, C> FastPath for FloatToInt<F, W, C>
+where
+    F: FloatInput + AsPrimitive<C>,
+    W: Bits,
+    C: HwFloat,
+{
+    type In = F;
+    type Out = W;
+
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn convert(&self, input: &[F], output: &mut [W]) -> bool {
+        match self.rounding {
+            RoundingMode::NearestEven => self.run(None, input, output),
+            mode => self.run(Some(Directed::new(mode)), input, output),
+        }
+    }
+}
+
+/// A float → 64-bit integer fast path.
+#[derive(Debug)]
+pub(crate) struct FloatToInt64<F, D> {
+    rounding: RoundingMode,
+    out_of_range: Option<OutOfRangeMode>,
+    nan: Option<D>,
+    /// The bounds as floats (the upper one the largest not above the maximum), and 2^63.
+    lo: F,
+    hi: F,
+    two_63: F,
+}
+
+impl<F: FloatInput, D: IntStorage> FloatToInt64<F, D> {
+    pub(crate) fn new(
+        to: IntFormat,
+        rounding: RoundingMode,
+        out_of_range: Option<OutOfRangeMode>,
+        nan: Option<u64>,
+    ) -> Self {
+        Self {
+            rounding,
+            out_of_range,
+            nan: nan.map(D::from_bits),
+            lo: towards_zero(integer_value(to.min())),
+            hi: towards_zero(integer_value(to.max())),
+            two_63: towards_zero(Value::from_u64(1 << 63)),
+        }
+    }
+
+    #[expect(
+        clippy::inline_always,
+        reason = "called with a constant mode, which must fold into one loop per mode"
+    )]
+    #[inline(always)]
+    fn run(&self, mode: Option<Directed>, input: &[F], output: &mut [D]) -> bool
+    where
+        F: AsPrimitive<D> + AsPrimitive<i64>,
+        i64: AsPrimitive<D>,
+    {
+        let (lo, hi, two_63) = (self.lo, self.hi, self.two_63);
+        let nan = self.nan.unwrap_or_default();
+        let round = |w: F| match mode {
+            None => round_to_integral(w, RoundingMode::NearestEven),
+            Some(mode) => round_to_integral_directed(w, mode),
+        };
+        let (mut outside, mut any_nan) = (false, false);
+        let items = input.iter().zip(output.iter_mut());
+        if self.out_of_range == Some(OutOfRangeMode::Wrap) {
+            for (&w, y) in items {
+                let r = round(w);
+                let inside = r >= lo && r <= hi;
+                let wrapped: D = AsPrimitive::<i64>::as_(r).as_();
+                let value = if inside { r.as_() } else { wrapped };
+                let is_nan = w.is_nan();
+                *y = if is_nan { nan } else { value };
+                outside |= !inside & (r.abs() >= two_63);
+                any_nan |= is_nan;
+            }
+        } else {
+            // The saturating conversion is the clamp; without a mode, values outside the range
+            // after rounding are undecided, with `clamp` only the infinities.
+            let (below, above) = match self.out_of_range {
+                Some(_) => (F::min_value(), F::max_value()),
+                None => (lo, hi),
+            };
+            for (&w, y) in items {
+                let r = round(w);
+                let is_nan = w.is_nan();
+                *y = if is_nan { nan } else { r.as_() };
+                outside |= r < below;
+                outside |= r > above;
+                any_nan |= is_nan;
+            }
+        }
+        outside || (any_nan && self.nan.is_none())
+    }
+}
+
+impl<F, D> FastPath for FloatToInt64<F, D>
+where
+    F: FloatInput + AsPrimitive<D> + AsPrimitive<i64>,
+    D: IntStorage,
+    i64: AsPrimitive<D>,
+{
+    type In = F;
+    type Out = D;
+
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn convert(&self, input: &[F], output: &mut [D]) -> bool {
+        match self.rounding {
+            RoundingMode::NearestEven => self.run(None, input, output),
+            mode => self.run(Some(Directed::new(mode)), input, output),
+        }
+    }
+}

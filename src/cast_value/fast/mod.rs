@@ -1,0 +1,12 @@
+//! The fast paths of `cast_value`: vectorisable loops over hardware types that decide almost
+//! every element exactly and leave the rest to the exact element function.
+
+mod float_to_float;
+mod float_to_int;
+mod int_to_float;
+mod int_to_int;
+
+pub(crate) use float_to_float::FloatToFloat;
+pub(crate) use float_to_int::{FloatToInt, FloatToInt64};
+pub(crate) use int_to_float::IntToFloat;
+pub(crate) use int_to_int::IntToInt;

@@ -1,0 +1,185 @@
+//! Checks of the inputs every public entry point of both codecs receives, and the zarrs trait
+//! pieces both codecs share.
+//!
+//! Other crates call the codec traits directly, with any shape, bytes and fill value: the element
+//! count is computed with checked arithmetic, the bytes must hold exactly that many elements, and
+//! the fill value must be one element of the data type.
+
+use std::num::NonZeroU64;
+
+use zarrs::array::codec::api::RecommendedConcurrency;
+
+/// Why an input of a codec call is not what the call describes.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum InputError {
+    /// The element count of the shape overflows.
+    #[error("the shape {0:?} has more elements than this platform can address")]
+    ShapeOverflow(Vec<u64>),
+    /// The bytes do not hold exactly the elements of the shape.
+    #[error(
+        "the input has {actual} bytes, but {elements} elements of {size} bytes need {expected}"
+    )]
+    Length {
+        /// Bytes given.
+        actual: usize,
+        /// Bytes needed.
+        expected: usize,
+        /// Elements of the shape.
+        elements: usize,
+        /// Bytes per element.
+        size: usize,
+    },
+    /// The fill value is not one element of the data type.
+    #[error("the fill value has {actual} bytes, but one element of the data type has {expected}")]
+    FillValueSize {
+        /// Bytes given.
+        actual: usize,
+        /// Bytes of one element.
+        expected: usize,
+    },
+}
+
+/// The number of elements of `shape`.
+///
+/// # Errors
+/// Returns [`InputError::ShapeOverflow`] if it does not fit a `usize`.
+pub(crate) fn element_count(shape: &[NonZeroU64]) -> Result<usize, InputError> {
+    shape
+        .iter()
+        .try_fold(1usize, |count, &d| {
+            usize::try_from(d.get())
+                .ok()
+                .and_then(|d| count.checked_mul(d))
+        })
+        .ok_or_else(|| InputError::ShapeOverflow(shape.iter().map(|d| d.get()).collect()))
+}
+
+/// Checks that `len` bytes hold exactly the elements of `shape`, of `size` bytes each.
+///
+/// # Errors
+/// Returns an [`InputError`] otherwise.
+pub(crate) fn check_length(
+    len: usize,
+    shape: &[NonZeroU64],
+    size: usize,
+) -> Result<(), InputError> {
+    let elements = element_count(shape)?;
+    let expected = elements
+        .checked_mul(size)
+        .ok_or_else(|| InputError::ShapeOverflow(shape.iter().map(|d| d.get()).collect()))?;
+    if len == expected {
+        Ok(())
+    } else {
+        Err(InputError::Length {
+            actual: len,
+            expected,
+            elements,
+            size,
+        })
+    }
+}
+
+/// Checks that a fill value of `len` bytes is one element of `size` bytes.
+///
+/// # Errors
+/// Returns [`InputError::FillValueSize`] otherwise.
+pub(crate) fn check_fill_size(len: usize, size: usize) -> Result<(), InputError> {
+    if len == size {
+        Ok(())
+    } else {
+        Err(InputError::FillValueSize {
+            actual: len,
+            expected: size,
+        })
+    }
+}
+
+/// The concurrency a chunk of `shape` can use (see
+/// [`recommended_tasks`](crate::kernel::driver::recommended_tasks)).
+///
+/// # Errors
+/// Returns [`InputError::ShapeOverflow`] if the element count overflows.
+pub(crate) fn recommended_concurrency(
+    shape: &[NonZeroU64],
+) -> Result<RecommendedConcurrency, InputError> {
+    let elements = element_count(shape)?;
+    let tasks = crate::kernel::driver::recommended_tasks(elements as u64);
+    Ok(if tasks > 1 {
+        RecommendedConcurrency::new(1..tasks)
+    } else {
+        RecommendedConcurrency::new_maximum(1)
+    })
+}
+
+/// The zarrs `CodecTraits` both codecs share: the configuration as given, partial decoding
+/// (element-wise codecs decode any subset), no partial encoding.
+macro_rules! impl_codec_traits {
+    ($codec:ty) => {
+        impl zarrs::array::codec::api::CodecTraits for $codec {
+            fn as_any(&self) -> &dyn std::any::Any {
+                self
+            }
+
+            fn configuration(
+                &self,
+                _version: zarrs::plugin::ZarrVersion,
+                _options: &zarrs::array::codec::api::CodecMetadataOptions,
+            ) -> Option<zarrs::metadata::Configuration> {
+                Some(self.configuration.clone())
+            }
+
+            fn partial_decoder_capability(
+                &self,
+            ) -> zarrs::array::codec::api::PartialDecoderCapability {
+                zarrs::array::codec::api::PartialDecoderCapability {
+                    partial_read: true,
+                    partial_decode: true,
+                }
+            }
+
+            fn partial_encoder_capability(
+                &self,
+            ) -> zarrs::array::codec::api::PartialEncoderCapability {
+                zarrs::array::codec::api::PartialEncoderCapability {
+                    partial_encode: false,
+                }
+            }
+        }
+    };
+}
+pub(crate) use impl_codec_traits;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(dims: &[u64]) -> Vec<NonZeroU64> {
+        dims.iter().map(|&d| NonZeroU64::new(d).unwrap()).collect()
+    }
+
+    #[test]
+    fn element_counts_overflow_into_an_error() {
+        assert_eq!(element_count(&shape(&[3, 4])), Ok(12));
+        assert!(matches!(
+            element_count(&shape(&[u64::MAX, 2])),
+            Err(InputError::ShapeOverflow(_))
+        ));
+        assert!(recommended_concurrency(&shape(&[u64::MAX, u64::MAX])).is_err());
+        assert!(check_length(usize::MAX, &shape(&[u64::MAX / 4]), 8).is_err());
+    }
+
+    #[test]
+    fn lengths_must_match_the_shape_exactly() {
+        assert_eq!(check_length(24, &shape(&[3, 4]), 2), Ok(()));
+        assert_eq!(
+            check_length(23, &shape(&[3, 4]), 2),
+            Err(InputError::Length {
+                actual: 23,
+                expected: 24,
+                elements: 12,
+                size: 2
+            })
+        );
+        assert!(check_fill_size(4, 8).is_err());
+    }
+}

@@ -1,0 +1,324 @@
+//! Feeds the bytes of a chunk to a [`Kernel`], block by block.
+//!
+//! - Owned input whose output is not wider is converted in place: at equal width where it is when
+//!   the kernel can, else block by block through a copy on the stack where the output of a block
+//!   would overwrite its own input.
+//! - Otherwise the output goes to one new buffer that is never zero-filled: each block is
+//!   converted on the stack and copied into the buffer's spare capacity, which becomes the
+//!   vector's contents only once every block succeeded (see [`buffer`](super::buffer)).
+//! - Borrowed input is read where it is; nothing assumes alignment (misaligned blocks pass
+//!   through the same stack blocks).
+//! - Large chunks are split over rayon threads when asked for.
+//!
+//! Nothing here is generic: the driver is compiled once for every kernel.
+
+use std::borrow::Cow;
+use std::mem::MaybeUninit;
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use super::{BLOCK, Kernel};
+use crate::error::ElementFault;
+
+/// Chunks with more input bytes than this are assumed to come from memory rather than cache, and
+/// each block asks for the next one to be loaded while it is converted.
+const PREFETCH_MIN_BYTES: usize = 1 << 20;
+
+/// Input bytes converted between two rounds of prefetching: a burst of prefetches for a whole
+/// block would queue the block's own loads behind it.
+const PIECE_BYTES: usize = 2048;
+
+/// Fewest elements worth giving to another thread.
+pub(crate) const MIN_ELEMENTS_PER_TASK: usize = 1 << 17;
+
+/// A block of any element type, aligned for all of them.
+type Staged = [u64; BLOCK];
+
+/// The concurrency a chunk of `elements` elements can use: one thread per
+/// [`MIN_ELEMENTS_PER_TASK`] elements.
+pub(crate) fn recommended_tasks(elements: u64) -> usize {
+    usize::try_from(elements / MIN_ELEMENTS_PER_TASK as u64)
+        .unwrap_or(usize::MAX)
+        .max(1)
+}
+
+/// Converts the elements in `bytes` (native-endian elements of the kernel's input type; a whole
+/// number of them), using at most `concurrency` threads.
+///
+/// # Errors
+/// Returns the first element without an acceptable result; nothing is returned then.
+pub(crate) fn apply<'a>(
+    kernel: &dyn Kernel,
+    bytes: Cow<'a, [u8]>,
+    concurrency: usize,
+) -> Result<Cow<'a, [u8]>, ElementFault> {
+    let (in_size, out_size) = kernel.sizes();
+    let n = bytes.len() / in_size;
+    let tasks = concurrency.min(n / MIN_ELEMENTS_PER_TASK).max(1);
+    match bytes {
+        // In place when owned and not wider; with several threads only at equal width, where
+        // every thread's output covers exactly its own input.
+        Cow::Owned(mut buffer) if out_size == in_size || (out_size < in_size && tasks == 1) => {
+            in_place(kernel, &mut buffer[..n * in_size], tasks)?;
+            buffer.truncate(n * out_size);
+            Ok(Cow::Owned(buffer))
+        }
+        bytes => {
+            let mut output = super::buffer::uninit(n * out_size);
+            let spare = &mut output.spare_capacity_mut()[..n * out_size];
+            convert_parts(kernel, &bytes[..n * in_size], spare, tasks)?;
+            // SAFETY: `convert_parts` succeeded, so every one of the `n * out_size` bytes of the
+            // spare capacity was written (each block copies its whole output there).
+            unsafe { output.set_len(n * out_size) };
+            Ok(Cow::Owned(output))
+        }
+    }
+}
+
+/// Converts `input` into `output`, which the caller owns and may reuse (the output of each block
+/// is written directly where it is aligned for the output type).
+///
+/// # Errors
+/// Returns the first element without an acceptable result; `output` is then partly written.
+#[cfg_attr(not(test), expect(dead_code, reason = "for the fused read path"))]
+pub(crate) fn apply_into(
+    kernel: &dyn Kernel,
+    input: &[u8],
+    output: &mut [u8],
+) -> Result<(), ElementFault> {
+    convert_range(kernel, input, Output::Init(output))
+}
+
+/// Splits the conversion of `input` into `output` over `tasks` threads (ranges of whole blocks).
+fn convert_parts(
+    kernel: &dyn Kernel,
+    input: &[u8],
+    output: &mut [MaybeUninit<u8>],
+    tasks: usize,
+) -> Result<(), ElementFault> {
+    let (in_size, out_size) = kernel.sizes();
+    if tasks == 1 {
+        return convert_range(kernel, input, Output::Uninit(output));
+    }
+    let per_task = task_len(input.len() / in_size, tasks);
+    let results: Vec<_> = input
+        .par_chunks(per_task * in_size)
+        .zip(output.par_chunks_mut(per_task * out_size))
+        .map(|(i, o)| convert_range(kernel, i, Output::Uninit(o)))
+        .collect();
+    first_fault(results, per_task)
+}
+
+/// Splits `n` elements into ranges of whole blocks for `tasks` threads.
+fn task_len(n: usize, tasks: usize) -> usize {
+    n.div_ceil(tasks).next_multiple_of(BLOCK).max(BLOCK)
+}
+
+fn first_fault(
+    results: Vec<Result<(), ElementFault>>,
+    task_elements: usize,
+) -> Result<(), ElementFault> {
+    for (task, result) in results.into_iter().enumerate() {
+        if let Err(fault) = result {
+            return Err(fault.offset(task * task_elements));
+        }
+    }
+    Ok(())
+}
+
+fn in_place(kernel: &dyn Kernel, buffer: &mut [u8], tasks: usize) -> Result<(), ElementFault> {
+    let in_size = kernel.sizes().0;
+    if tasks == 1 {
+        return in_place_range(kernel, buffer);
+    }
+    let per_task = task_len(buffer.len() / in_size, tasks);
+    let results: Vec<_> = buffer
+        .par_chunks_mut(per_task * in_size)
+        .map(|part| in_place_range(kernel, part))
+        .collect();
+    first_fault(results, per_task)
+}
+
+/// Where the output of a range of elements goes.
+enum Output<'o> {
+    /// Initialised bytes, written where they are when aligned.
+    Init(&'o mut [u8]),
+    /// Bytes not yet written: every block is converted on the stack and copied there.
+    Uninit(&'o mut [MaybeUninit<u8>]),
+}
+
+fn is_aligned(bytes: &[u8], size: usize) -> bool {
+    bytes.as_ptr().align_offset(size) == 0
+}
+
+/// Converts the elements of `input` into `output`, block by block.
+fn convert_range(
+    kernel: &dyn Kernel,
+    input: &[u8],
+    mut output: Output<'_>,
+) -> Result<(), ElementFault> {
+    let (in_size, out_size) = kernel.sizes();
+    let n = input.len() / in_size;
+    let input_aligned = is_aligned(input, in_size);
+    let mut staged_in: Staged = [0; BLOCK];
+    let mut staged_out: Staged = [0; BLOCK];
+    let prefetch = input.len() > PREFETCH_MIN_BYTES;
+    let mut start = 0;
+    while start < n {
+        let len = BLOCK.min(n - start);
+        let bytes_in = &input[start * in_size..(start + len) * in_size];
+        let block: &[u8] = if input_aligned {
+            bytes_in
+        } else {
+            let staged = &mut bytemuck::cast_slice_mut(&mut staged_in)[..bytes_in.len()];
+            staged.copy_from_slice(bytes_in);
+            staged
+        };
+        let ahead = next_block(prefetch, &input[(start + len) * in_size..], len * in_size);
+        let out_range = start * out_size..(start + len) * out_size;
+        let direct = match &mut output {
+            Output::Init(out) if is_aligned(&out[out_range.clone()], out_size) => {
+                Some(&mut out[out_range.clone()])
+            }
+            _ => None,
+        };
+        if let Some(out) = direct {
+            convert_pieces(kernel, block, out, &ahead).map_err(|f| f.offset(start))?;
+        } else {
+            let staged = &mut bytemuck::cast_slice_mut(&mut staged_out)[..len * out_size];
+            convert_pieces(kernel, block, staged, &ahead).map_err(|f| f.offset(start))?;
+            match &mut output {
+                Output::Init(out) => out[out_range].copy_from_slice(staged),
+                Output::Uninit(out) => write_uninit(&mut out[out_range], staged),
+            }
+        }
+        start += len;
+    }
+    Ok(())
+}
+
+/// Copies `source` into the not yet written bytes `target` (of the same length).
+fn write_uninit(target: &mut [MaybeUninit<u8>], source: &[u8]) {
+    assert_eq!(target.len(), source.len());
+    // SAFETY: both slices have `source.len()` bytes, `target` is borrowed mutably so nothing else
+    // aliases it, and `u8` has no invalid bit patterns; `MaybeUninit<u8>` has the layout of `u8`.
+    unsafe {
+        std::ptr::copy_nonoverlapping(source.as_ptr(), target.as_mut_ptr().cast(), source.len());
+    }
+}
+
+/// Converts the elements whose input bytes fill `buffer`, writing the output from the beginning
+/// of `buffer` (output elements are not wider than input elements).
+///
+/// The output of a block ends before the input of the next block begins, so blocks are converted
+/// in order. At equal width, a block is converted where it is if the kernel can, else through a
+/// copy on the stack. When narrowing, a block whose output overlaps its own input (the first
+/// ones) is read through a copy on the stack; the others are read where they are.
+fn in_place_range(kernel: &dyn Kernel, buffer: &mut [u8]) -> Result<(), ElementFault> {
+    let (in_size, out_size) = kernel.sizes();
+    let n = buffer.len() / in_size;
+    let aligned = is_aligned(buffer, in_size);
+    let mut staged: Staged = [0; BLOCK];
+    let prefetch = buffer.len() > PREFETCH_MIN_BYTES;
+    let mut start = 0;
+    while start < n {
+        let len = BLOCK.min(n - start);
+        let (head, tail) = buffer.split_at_mut(start * in_size);
+        let ahead = next_block(prefetch, &tail[len * in_size..], len * in_size);
+        let output_end = (start + len) * out_size;
+        let result = if in_size == out_size {
+            let data = &mut tail[..len * in_size];
+            let done = if aligned {
+                kernel.convert_in_place(data)
+            } else {
+                0
+            };
+            let rest = &mut data[done * in_size..];
+            let input = &mut bytemuck::cast_slice_mut(&mut staged)[..rest.len()];
+            input.copy_from_slice(rest);
+            convert_range_piece(kernel, input, rest, &ahead).map_err(|f| f.offset(done))
+        } else if aligned && output_end <= head.len() {
+            let input = &tail[..len * in_size];
+            convert_range_piece(kernel, input, &mut head[start * out_size..], &ahead)
+        } else {
+            let input = &mut bytemuck::cast_slice_mut(&mut staged)[..len * in_size];
+            input.copy_from_slice(&tail[..len * in_size]);
+            convert_range_piece(
+                kernel,
+                input,
+                &mut buffer[start * out_size..output_end],
+                &ahead,
+            )
+        };
+        result.map_err(|f| f.offset(start))?;
+        start += len;
+    }
+    Ok(())
+}
+
+/// Converts an aligned `input` block into `output` (written directly when aligned, else through
+/// the stack).
+fn convert_range_piece(
+    kernel: &dyn Kernel,
+    input: &[u8],
+    output: &mut [u8],
+    ahead: &Range<*const u8>,
+) -> Result<(), ElementFault> {
+    if input.is_empty() {
+        return Ok(());
+    }
+    if is_aligned(output, kernel.sizes().1) {
+        return convert_pieces(kernel, input, output, ahead);
+    }
+    let mut staged: Staged = [0; BLOCK];
+    let staged = &mut bytemuck::cast_slice_mut(&mut staged)[..output.len()];
+    convert_pieces(kernel, input, staged, ahead)?;
+    output.copy_from_slice(staged);
+    Ok(())
+}
+
+/// The addresses of the block after the current one, to load while the current one is converted:
+/// `next` from its start, at most `len` bytes; empty when not prefetching.
+fn next_block(prefetch: bool, next: &[u8], len: usize) -> Range<*const u8> {
+    if prefetch {
+        next[..len.min(next.len())].as_ptr_range()
+    } else {
+        next[..0].as_ptr_range()
+    }
+}
+
+/// Converts one block (aligned input and output) in pieces, each preceded by the prefetch of the
+/// matching part of `ahead`, so that the loads of the next block overlap the arithmetic of this
+/// one rather than queueing in one burst.
+fn convert_pieces(
+    kernel: &dyn Kernel,
+    input: &[u8],
+    output: &mut [u8],
+    ahead: &Range<*const u8>,
+) -> Result<(), ElementFault> {
+    let (in_size, out_size) = kernel.sizes();
+    let ahead_len = ahead.end as usize - ahead.start as usize;
+    if ahead_len == 0 {
+        return kernel.convert(input, output);
+    }
+    let elements = input.len() / in_size;
+    let piece = (PIECE_BYTES / in_size).clamp(1, BLOCK);
+    for first in (0..elements).step_by(piece) {
+        let last = (first + piece).min(elements);
+        let from = (first * in_size).min(ahead_len);
+        let to = (last * in_size).min(ahead_len);
+        super::simd::prefetch(ahead.start.wrapping_add(from)..ahead.start.wrapping_add(to));
+        kernel
+            .convert(
+                &input[first * in_size..last * in_size],
+                &mut output[first * out_size..last * out_size],
+            )
+            .map_err(|f| f.offset(first))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "driver_tests.rs"]
+mod tests;

@@ -1,0 +1,162 @@
+//! The driver with small test kernels: in place, borrowed, misaligned and parallel conversions
+//! agree, and the first faulty element is reported by its index in the chunk.
+
+use super::*;
+use crate::error::FaultKind;
+use crate::kernel::Typed;
+use crate::numeric::Value;
+
+/// Narrows u32 to u16, failing on values above `u16::MAX`.
+#[derive(Debug)]
+struct Narrow;
+impl Typed for Narrow {
+    type In = u32;
+    type Out = u16;
+    fn convert(&self, input: &[u32], output: &mut [u16]) -> Result<(), ElementFault> {
+        for (i, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
+            *y = u16::try_from(x).map_err(|_| {
+                ElementFault::new(i, FaultKind::OutOfRange, Value::from_u64(u64::from(x)))
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// Widens u16 to u64 (never fails).
+#[derive(Debug)]
+struct Widen;
+impl Typed for Widen {
+    type In = u16;
+    type Out = u64;
+    fn convert(&self, input: &[u16], output: &mut [u64]) -> Result<(), ElementFault> {
+        for (&x, y) in input.iter().zip(output.iter_mut()) {
+            *y = u64::from(x) << 40;
+        }
+        Ok(())
+    }
+}
+
+/// Halves u32, failing on odd values; in place only up to the first value of a million or more
+/// (or the first odd one).
+#[derive(Debug)]
+struct Halve;
+impl Typed for Halve {
+    type In = u32;
+    type Out = u32;
+    fn convert(&self, input: &[u32], output: &mut [u32]) -> Result<(), ElementFault> {
+        for (i, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
+            if x % 2 == 1 {
+                return Err(ElementFault::new(
+                    i,
+                    FaultKind::NotExact,
+                    Value::from_u64(u64::from(x)),
+                ));
+            }
+            *y = x / 2;
+        }
+        Ok(())
+    }
+    fn convert_in_place(&self, data: &mut [u32]) -> usize {
+        let done = data
+            .iter()
+            .position(|&x| x >= 1_000_000 || x % 2 == 1)
+            .unwrap_or(data.len());
+        data[..done].iter_mut().for_each(|x| *x /= 2);
+        done
+    }
+}
+
+fn bytes(values: impl Iterator<Item = u32>) -> Vec<u8> {
+    values.flat_map(u32::to_ne_bytes).collect()
+}
+
+#[test]
+fn in_place_at_equal_width_finishes_what_the_kernel_leaves() {
+    let n = 2 * MIN_ELEMENTS_PER_TASK + 100;
+    let value = |i: usize| {
+        u32::try_from(if i % 1000 == 7 {
+            2_000_000 + 2 * i
+        } else {
+            2 * i
+        })
+        .unwrap()
+    };
+    let input = bytes((0..n).map(value));
+    let expected = bytes((0..n).map(|i| value(i) / 2));
+    for tasks in [1, 2] {
+        let owned = apply(&Halve, Cow::Owned(input.clone()), tasks).unwrap();
+        assert_eq!(owned.as_ref(), expected.as_slice());
+        let borrowed = apply(&Halve, Cow::Borrowed(&input), tasks).unwrap();
+        assert_eq!(borrowed.as_ref(), expected.as_slice());
+    }
+    for odd in [3, BLOCK + 8, n - 1] {
+        let input = bytes((0..n).map(|i| if i == odd { 2_000_001 } else { value(i) }));
+        for tasks in [1, 2] {
+            let fault = apply(&Halve, Cow::Owned(input.clone()), tasks).unwrap_err();
+            assert_eq!(fault.index, odd);
+            assert_eq!(fault.value, Value::from_u64(2_000_001));
+        }
+    }
+}
+
+#[test]
+fn in_place_borrowed_misaligned_and_parallel_conversions_agree() {
+    let n = 3 * MIN_ELEMENTS_PER_TASK + 17;
+    let expected: Vec<u8> = (0..n)
+        .flat_map(|i| u16::try_from(i % 65_536).unwrap().to_ne_bytes())
+        .collect();
+    let input = bytes((0..n).map(|i| u32::try_from(i % 65_536).unwrap()));
+    for tasks in [1, 3] {
+        let owned = apply(&Narrow, Cow::Owned(input.clone()), tasks).unwrap();
+        assert_eq!(owned.as_ref(), expected.as_slice());
+        let borrowed = apply(&Narrow, Cow::Borrowed(&input), tasks).unwrap();
+        assert_eq!(borrowed.as_ref(), expected.as_slice());
+    }
+    let mut shifted = vec![0u8; input.len() + 1];
+    shifted[1..].copy_from_slice(&input);
+    let misaligned = apply(&Narrow, Cow::Borrowed(&shifted[1..]), 1).unwrap();
+    assert_eq!(misaligned.as_ref(), expected.as_slice());
+    let mut into = vec![0u8; expected.len() + 1];
+    apply_into(&Narrow, &shifted[1..], &mut into[1..]).unwrap();
+    assert_eq!(&into[1..], expected.as_slice());
+}
+
+#[test]
+fn widening_fills_a_new_buffer_completely() {
+    let n = 2 * MIN_ELEMENTS_PER_TASK + 5;
+    let input: Vec<u8> = (0..n)
+        .flat_map(|i| u16::try_from(i % 65_536).unwrap().to_ne_bytes())
+        .collect();
+    let expected: Vec<u8> = (0..n)
+        .flat_map(|i| (u64::try_from(i % 65_536).unwrap() << 40).to_ne_bytes())
+        .collect();
+    for tasks in [1, 2] {
+        let owned = apply(&Widen, Cow::Owned(input.clone()), tasks).unwrap();
+        assert_eq!(owned.as_ref(), expected.as_slice());
+    }
+}
+
+#[test]
+fn large_chunks_recommend_one_thread_per_task_and_small_ones_one_thread() {
+    assert_eq!(recommended_tasks(65_536), 1);
+    assert_eq!(recommended_tasks(2 * MIN_ELEMENTS_PER_TASK as u64 - 1), 1);
+    assert_eq!(recommended_tasks(2 * MIN_ELEMENTS_PER_TASK as u64), 2);
+    assert_eq!(
+        recommended_tasks(1 << 24),
+        (1 << 24) / MIN_ELEMENTS_PER_TASK
+    );
+}
+
+#[test]
+fn the_first_faulty_element_is_reported_by_its_chunk_index() {
+    let n = 2 * MIN_ELEMENTS_PER_TASK;
+    let bad = [n / 2 + 5, n - 1];
+    let input = bytes((0..n).map(|i| if bad.contains(&i) { 70_000 } else { 1 }));
+    for tasks in [1, 2] {
+        let fault = apply(&Narrow, Cow::Owned(input.clone()), tasks).unwrap_err();
+        assert_eq!(fault.index, bad[0]);
+        assert_eq!(fault.value, Value::from_u64(70_000));
+        let fault = apply(&Narrow, Cow::Borrowed(&input), tasks).unwrap_err();
+        assert_eq!(fault.index, bad[0]);
+    }
+}

@@ -1,0 +1,63 @@
+//! The exact element function applied to each element: for the conversions without a hardware
+//! shortcut (casts into float16, bfloat16 and the small floats, `scale_offset` in float16 and
+//! bfloat16). Not generic: elements are read and written by their byte width.
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::Kernel;
+use crate::error::{ElementFault, Fault};
+use crate::numeric::{NumericType, decode, element_bits, write_element_bits};
+
+/// An element function: from the bits of an input element to the bits of its output.
+pub(crate) type ElementFn = Arc<dyn Fn(u64) -> Result<u64, Fault> + Send + Sync>;
+
+/// A kernel calling an element function for every element.
+pub(crate) struct Exact {
+    from: NumericType,
+    out_size: usize,
+    element: ElementFn,
+}
+
+impl Exact {
+    /// Elements of `from` into elements of `out_size` bytes, by `element`.
+    pub(crate) fn new(from: NumericType, out_size: usize, element: ElementFn) -> Self {
+        Self {
+            from,
+            out_size,
+            element,
+        }
+    }
+}
+
+impl fmt::Debug for Exact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Exact")
+            .field("from", &self.from)
+            .field("out_size", &self.out_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Kernel for Exact {
+    fn sizes(&self) -> (usize, usize) {
+        (self.from.size(), self.out_size)
+    }
+
+    fn convert(&self, input: &[u8], output: &mut [u8]) -> Result<(), ElementFault> {
+        let inputs = input.chunks_exact(self.from.size());
+        for (index, (x, y)) in inputs
+            .zip(output.chunks_exact_mut(self.out_size))
+            .enumerate()
+        {
+            let bits = element_bits(x);
+            let result = (self.element)(bits).map_err(|fault| ElementFault {
+                index,
+                fault,
+                value: decode(self.from.kind(), bits),
+            })?;
+            write_element_bits(result, y);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,137 @@
+//! Lookup tables for one-byte inputs.
+//!
+//! Every element type of one byte (int2/int4/int8, uint2/uint4/uint8 and the 4-, 6- and 8-bit
+//! floats) has at most 256 encodings. A conversion from such a type is computed once per byte with
+//! the exact element function when the codec is bound, and then applied as a table lookup: exact
+//! by construction, and as fast as the memory it reads. Bytes that are not an encoding of the
+//! type (spare bits set) and bytes whose element has no acceptable result are faults in the
+//! table, so checking them costs nothing per element.
+
+use std::sync::Arc;
+
+use super::{Kernel, Typed};
+use crate::error::{ElementFault, Fault, FaultKind};
+use crate::numeric::{NumericType, Storage, Value, decode};
+
+/// A conversion of one-byte elements by table, into elements held in `O`.
+#[derive(Debug)]
+pub(crate) struct Lut<O: Storage> {
+    from: NumericType,
+    table: Box<[O; 256]>,
+    faults: Box<[Option<Fault>; 256]>,
+}
+
+/// The value an input byte is reported as: its value, or its bits when it is not an encoding.
+pub(crate) fn reported_value(from: NumericType, bits: u64) -> Value {
+    if from.is_encoding(bits) {
+        decode(from.kind(), bits)
+    } else {
+        Value::from_u64(bits & 0xff)
+    }
+}
+
+/// A table-driven kernel from the one-byte type `from` into elements of `out_size` bytes,
+/// tabulating `element` (from input bits to output bits).
+pub(crate) fn lut(
+    from: NumericType,
+    out_size: usize,
+    element: impl Fn(u64) -> Result<u64, Fault>,
+) -> Arc<dyn Kernel> {
+    match out_size {
+        1 => Arc::new(Lut::<u8>::build(from, element)),
+        2 => Arc::new(Lut::<u16>::build(from, element)),
+        4 => Arc::new(Lut::<u32>::build(from, element)),
+        _ => Arc::new(Lut::<u64>::build(from, element)),
+    }
+}
+
+impl<O: Storage> Lut<O> {
+    /// Tabulates `element` for every encoding of `from`; the other bytes are faults.
+    pub(crate) fn build(from: NumericType, element: impl Fn(u64) -> Result<u64, Fault>) -> Self {
+        let mut table = Box::new([O::default(); 256]);
+        let mut faults = Box::new([None; 256]);
+        for byte in 0..=255u8 {
+            let bits = u64::from(byte);
+            let result = if from.is_encoding(bits) {
+                element(bits)
+            } else {
+                Err(FaultKind::InvalidEncoding.into())
+            };
+            match result {
+                Ok(bits) => table[usize::from(byte)] = O::from_bits(bits),
+                Err(fault) => faults[usize::from(byte)] = Some(fault),
+            }
+        }
+        Self {
+            from,
+            table,
+            faults,
+        }
+    }
+}
+
+impl<O: Storage> Typed for Lut<O> {
+    type In = u8;
+    type Out = O;
+
+    fn convert(&self, input: &[u8], output: &mut [O]) -> Result<(), ElementFault> {
+        let mut any_fault = false;
+        for (&x, y) in input.iter().zip(output.iter_mut()) {
+            let i = usize::from(x);
+            *y = self.table[i];
+            any_fault |= self.faults[i].is_some();
+        }
+        if any_fault {
+            for (index, &x) in input.iter().enumerate() {
+                if let Some(fault) = self.faults[usize::from(x)] {
+                    return Err(ElementFault {
+                        index,
+                        fault,
+                        value: reported_value(self.from, u64::from(x)),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numeric::{RoundingMode, encode};
+
+    #[test]
+    fn tables_hold_the_exact_conversion_and_its_faults() {
+        let lut = Lut::<u8>::build(NumericType::Int8, |bits| {
+            encode(
+                decode(NumericType::Int8.kind(), bits),
+                NumericType::UInt8.kind(),
+                RoundingMode::NearestEven,
+                None,
+            )
+            .map_err(Fault::from)
+        });
+        let mut output = [0u8; 3];
+        Typed::convert(&lut, &[0, 127, 5], &mut output).unwrap();
+        assert_eq!(output, [0, 127, 5]);
+        let fault = Typed::convert(&lut, &[1, 0xfd, 0xfc], &mut output).unwrap_err();
+        assert_eq!(
+            (fault.index, fault.fault.kind, fault.value),
+            (1, FaultKind::OutOfRange, Value::from_i64(-3))
+        );
+    }
+
+    #[test]
+    fn bytes_that_are_not_encodings_of_a_narrow_type_are_faults() {
+        let lut = Lut::<u8>::build(NumericType::Int4, |bits| Ok(bits & 0xff));
+        let mut output = [0u8; 3];
+        Typed::convert(&lut, &[0xf8, 7, 0], &mut output).unwrap();
+        assert_eq!(output, [0xf8, 7, 0]);
+        let fault = Typed::convert(&lut, &[1, 100, 0], &mut output).unwrap_err();
+        assert_eq!(
+            (fault.index, fault.fault.kind, fault.value),
+            (1, FaultKind::InvalidEncoding, Value::from_u64(100))
+        );
+    }
+}

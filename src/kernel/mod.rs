@@ -1,0 +1,119 @@
+//! The engine both codecs run on: element conversions applied block by block to chunks.
+//!
+//! A [`Kernel`] converts a block of at most [`BLOCK`] elements, with its element types erased to
+//! bytes; [`driver`] feeds it the bytes of a chunk (in place, borrowed, misaligned, in parallel).
+//! The driver is compiled once; only the small typed loops of each kernel are generic, and those
+//! only over the ten storage types, never over pairs of the 26 data types.
+//!
+//! Kernels come in three kinds: vectorised loops over hardware types (the `cast_value` fast paths
+//! and the `scale_offset` arithmetic), tables for one-byte inputs ([`lut`]), and the exact element
+//! function for everything else ([`exact`]).
+
+pub(crate) mod buffer;
+pub(crate) mod driver;
+pub(crate) mod exact;
+pub(crate) mod lut;
+pub(crate) mod simd;
+#[cfg(test)]
+pub(crate) mod testing;
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use crate::error::ElementFault;
+use crate::numeric::Storage;
+
+/// Elements per block: large enough to amortise per-block work, small enough that a block of
+/// input, output and flags stays in L1 cache.
+pub(crate) const BLOCK: usize = 1024;
+
+/// A conversion of blocks of elements, element types erased.
+pub(crate) trait Kernel: Send + Sync + Debug {
+    /// The bytes of one input element and of one output element.
+    fn sizes(&self) -> (usize, usize);
+
+    /// Converts the elements of `input` into `output` (at most [`BLOCK`] elements; both aligned
+    /// for their element types, as the driver guarantees).
+    ///
+    /// # Errors
+    /// Returns the first element without an acceptable result, indexed within the block.
+    fn convert(&self, input: &[u8], output: &mut [u8]) -> Result<(), ElementFault>;
+
+    /// Converts a leading part of `data` in place, exactly as [`Self::convert`] would, for a
+    /// kernel of equal input and output width, and returns how many elements it converted; the
+    /// rest is left unchanged and goes through [`Self::convert`]. The default converts nothing.
+    ///
+    /// The part must end before any element that [`Self::convert`] rejects.
+    fn convert_in_place(&self, data: &mut [u8]) -> usize {
+        let _ = data;
+        0
+    }
+}
+
+/// A kernel written over typed slices; [`Kernel`] is derived from it.
+pub(crate) trait Typed: Send + Sync + Debug + 'static {
+    /// The input element storage.
+    type In: Storage;
+    /// The output element storage.
+    type Out: Storage;
+
+    /// As [`Kernel::convert`].
+    ///
+    /// # Errors
+    /// Returns the first element without an acceptable result.
+    fn convert(&self, input: &[Self::In], output: &mut [Self::Out]) -> Result<(), ElementFault>;
+
+    /// As [`Kernel::convert_in_place`] (only called when `In` and `Out` have the same width).
+    fn convert_in_place(&self, data: &mut [Self::In]) -> usize {
+        let _ = data;
+        0
+    }
+}
+
+impl<K: Typed> Kernel for K {
+    fn sizes(&self) -> (usize, usize) {
+        (size_of::<K::In>(), size_of::<K::Out>())
+    }
+
+    fn convert(&self, input: &[u8], output: &mut [u8]) -> Result<(), ElementFault> {
+        Typed::convert(
+            self,
+            bytemuck::cast_slice(input),
+            bytemuck::cast_slice_mut(output),
+        )
+    }
+
+    fn convert_in_place(&self, data: &mut [u8]) -> usize {
+        Typed::convert_in_place(self, bytemuck::cast_slice_mut(data))
+    }
+}
+
+/// Two kernels one after the other, the block in between kept on the stack.
+#[derive(Debug)]
+pub(crate) struct Chain {
+    first: Arc<dyn Kernel>,
+    second: Arc<dyn Kernel>,
+}
+
+impl Chain {
+    /// `first`, then `second` (whose input is `first`'s output).
+    pub(crate) fn new(first: Arc<dyn Kernel>, second: Arc<dyn Kernel>) -> Self {
+        debug_assert_eq!(first.sizes().1, second.sizes().0);
+        Self { first, second }
+    }
+}
+
+impl Kernel for Chain {
+    fn sizes(&self) -> (usize, usize) {
+        (self.first.sizes().0, self.second.sizes().1)
+    }
+
+    fn convert(&self, input: &[u8], output: &mut [u8]) -> Result<(), ElementFault> {
+        let mut middle = [0u64; BLOCK];
+        let (in_size, mid_size) = self.first.sizes();
+        let n = input.len() / in_size;
+        let middle = &mut bytemuck::cast_slice_mut(&mut middle)[..n * mid_size];
+        self.first.convert(input, middle)?;
+        self.second.convert(middle, output)
+    }
+}

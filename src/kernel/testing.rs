@@ -1,0 +1,59 @@
+//! Kernels element by element, for the tests against the reference model.
+
+use super::{BLOCK, Kernel};
+use crate::error::Fault;
+use crate::numeric::element_bits;
+
+/// The result of every element of `bytes` on its own: its output bits or its fault. Blocks go
+/// through [`Kernel::convert`] whole; a block that fails is converted again element by element.
+/// Where the kernel converts in place, that must agree with `convert`, stop before any rejected
+/// element, and leave the rest unchanged.
+pub(crate) fn apply_each(kernel: &dyn Kernel, bytes: &[u8]) -> Vec<Result<u64, Fault>> {
+    let (in_size, out_size) = kernel.sizes();
+    let mut results = Vec::with_capacity(bytes.len() / in_size);
+    for block in bytes.chunks(BLOCK * in_size) {
+        let n = block.len() / in_size;
+        let mut staged = [0u64; BLOCK];
+        let input = &mut bytemuck::cast_slice_mut(&mut staged)[..block.len()];
+        input.copy_from_slice(block);
+        let mut output = [0u64; BLOCK];
+        let output = &mut bytemuck::cast_slice_mut(&mut output)[..n * out_size];
+        let converted = kernel.convert(input, output);
+        if in_size == out_size {
+            let mut data = staged;
+            let data = &mut bytemuck::cast_slice_mut(&mut data)[..block.len()];
+            let done = kernel.convert_in_place(data);
+            if let Err(fault) = &converted {
+                assert!(fault.index >= done, "in place took a rejected element");
+            }
+            assert_eq!(
+                &data[..done * in_size],
+                &output[..done * in_size],
+                "in place and convert disagree"
+            );
+            assert_eq!(
+                &data[done * in_size..],
+                &block[done * in_size..],
+                "in place changed the rest"
+            );
+        }
+        if converted.is_ok() {
+            results.extend(output.chunks_exact(out_size).map(|y| Ok(element_bits(y))));
+        } else {
+            for x in block.chunks_exact(in_size) {
+                let mut one_in = [0u64; 1];
+                let one_in = &mut bytemuck::cast_slice_mut(&mut one_in)[..in_size];
+                one_in.copy_from_slice(x);
+                let mut one_out = [0u64; 1];
+                let one_out = &mut bytemuck::cast_slice_mut(&mut one_out)[..out_size];
+                results.push(
+                    kernel
+                        .convert(one_in, one_out)
+                        .map(|()| element_bits(one_out))
+                        .map_err(|fault| fault.fault),
+                );
+            }
+        }
+    }
+    results
+}

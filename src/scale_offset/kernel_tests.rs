@@ -1,0 +1,97 @@
+//! The float kernels: in-place conversion, the safe magnitude, and the guard of the encode.
+
+use super::*;
+use crate::error::FaultKind;
+
+fn bits(values: &[f64]) -> Vec<u64> {
+    values.iter().map(|x| x.to_bits()).collect()
+}
+
+fn parameters(offset: f64, scale: f64) -> Parameters {
+    Parameters {
+        offset: Some(Value::from_f64(offset)),
+        scale: Some(Value::from_f64(scale)),
+    }
+}
+
+#[test]
+fn in_place_converts_up_to_the_first_group_that_might_overflow() {
+    let t = NumericType::Float64;
+    for isa in Isa::available() {
+        for direction in [Direction::Encode, Direction::Decode] {
+            let kernel = FloatKernel::<f64>::new(t, direction, parameters(-10.0, 0.1), isa);
+            // 40 elements: two groups and a partial one, all within the safe magnitude.
+            let small: Vec<f64> = [1.5, f64::NAN, -0.0, -3e300, 1e-310]
+                .into_iter()
+                .cycle()
+                .take(40)
+                .collect();
+            let mut expected = vec![0.0; 40];
+            Typed::convert(&kernel, &small, &mut expected).unwrap();
+            let mut data = small.clone();
+            assert_eq!(
+                Typed::convert_in_place(&kernel, &mut data),
+                32,
+                "{direction} {isa:?}"
+            );
+            assert_eq!(bits(&data[..32]), bits(&expected[..32]));
+            assert_eq!(bits(&data[32..]), bits(&small[32..]));
+
+            // A value that might overflow stops the conversion before its group.
+            for (position, large) in [(20, f64::MAX), (3, f64::INFINITY), (31, -f64::MAX)] {
+                let mut input = small.clone();
+                input[position] = large;
+                let mut data = input.clone();
+                let done = Typed::convert_in_place(&kernel, &mut data);
+                assert_eq!(done, position / 16 * 16, "{direction} {isa:?}");
+                assert_eq!(bits(&data[..done]), bits(&expected[..done]));
+                assert_eq!(bits(&data[done..]), bits(&input[done..]));
+            }
+        }
+    }
+}
+
+#[test]
+fn the_safe_magnitude_keeps_every_intermediate_and_the_round_trip_finite() {
+    let max = f64::MAX;
+    for (offset, scale) in [(-10.0, 0.1), (1e300, 1e-300), (0.0, 1e300), (-1e307, 7.0)] {
+        for direction in [Direction::Encode, Direction::Decode] {
+            let Some(safe) = safe_magnitude(direction, offset, scale, max) else {
+                continue;
+            };
+            for x in [safe, -safe] {
+                let result = match direction {
+                    Direction::Encode => {
+                        let y = (x - offset) * scale;
+                        assert!(y.is_finite());
+                        y / scale + offset
+                    }
+                    Direction::Decode => x / scale + offset,
+                };
+                assert!(result.is_finite(), "{direction} {x} {offset} {scale}");
+            }
+        }
+    }
+    assert_eq!(safe_magnitude(Direction::Decode, max, 1.0, max), None);
+}
+
+#[test]
+fn an_encode_whose_result_overflows_on_decode_is_refused() {
+    // The largest float64 encodes, but its decode rounds up past the largest float64.
+    let t = NumericType::Float64;
+    let (offset, scale) = (8.349_094_068_381_648e299, 0.737_175_692_374_300_4);
+    let p = parameters(offset, scale);
+    let x = f64::MAX;
+    let y = (x - offset) * scale;
+    assert!(y.is_finite() && (y / scale + offset).is_infinite());
+    let fault = element(t, Direction::Encode, p, x.to_bits()).unwrap_err();
+    assert_eq!(fault.kind, FaultKind::OutOfRange);
+    assert_eq!(fault.encoded, Some(Value::from_f64(y)));
+    for isa in Isa::available() {
+        let kernel = FloatKernel::<f64>::new(t, Direction::Encode, p, isa);
+        let mut output = [0.0; 3];
+        let error = Typed::convert(&kernel, &[1.0, 2.0, x], &mut output).unwrap_err();
+        assert_eq!(error.index, 2);
+        assert_eq!(error.fault.encoded, Some(Value::from_f64(y)));
+    }
+}
