@@ -55,6 +55,7 @@ mod error;
 mod fill;
 mod kernel;
 mod numeric;
+mod read;
 #[cfg(test)]
 #[path = "../tests/reference/mod.rs"]
 mod reference;
@@ -63,5 +64,6 @@ mod validate;
 
 pub use cast_value::{CastValueCodec, CastValueError};
 pub use error::{Direction, ElementErrorKind};
+pub use read::FusedReader;
 pub use scale_offset::{ScaleOffsetCodec, ScaleOffsetError};
 pub use validate::validate_array;

@@ -35,6 +35,18 @@ pub(crate) const MIN_ELEMENTS_PER_TASK: usize = 1 << 17;
 /// A block of any element type, aligned for all of them.
 type Staged = [u64; BLOCK];
 
+/// A block on the stack, zeroed only when first used (most calls never need one, and zeroing a
+/// block costs about as much as converting a short run).
+#[derive(Default)]
+struct Stage(Option<Staged>);
+
+impl Stage {
+    /// The first `len` bytes of the block.
+    fn bytes(&mut self, len: usize) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut(self.0.get_or_insert([0; BLOCK]))[..len]
+    }
+}
+
 /// The concurrency a chunk of `elements` elements can use: one thread per
 /// [`MIN_ELEMENTS_PER_TASK`] elements.
 pub(crate) fn recommended_tasks(elements: u64) -> usize {
@@ -81,7 +93,6 @@ pub(crate) fn apply<'a>(
 ///
 /// # Errors
 /// Returns the first element without an acceptable result; `output` is then partly written.
-#[cfg_attr(not(test), expect(dead_code, reason = "for the fused read path"))]
 pub(crate) fn apply_into(
     kernel: &dyn Kernel,
     input: &[u8],
@@ -161,8 +172,7 @@ fn convert_range(
     let (in_size, out_size) = kernel.sizes();
     let n = input.len() / in_size;
     let input_aligned = is_aligned(input, in_size);
-    let mut staged_in: Staged = [0; BLOCK];
-    let mut staged_out: Staged = [0; BLOCK];
+    let (mut staged_in, mut staged_out) = (Stage::default(), Stage::default());
     let prefetch = input.len() > PREFETCH_MIN_BYTES;
     let mut start = 0;
     while start < n {
@@ -171,7 +181,7 @@ fn convert_range(
         let block: &[u8] = if input_aligned {
             bytes_in
         } else {
-            let staged = &mut bytemuck::cast_slice_mut(&mut staged_in)[..bytes_in.len()];
+            let staged = staged_in.bytes(bytes_in.len());
             staged.copy_from_slice(bytes_in);
             staged
         };
@@ -186,7 +196,7 @@ fn convert_range(
         if let Some(out) = direct {
             convert_pieces(kernel, block, out, &ahead).map_err(|f| f.offset(start))?;
         } else {
-            let staged = &mut bytemuck::cast_slice_mut(&mut staged_out)[..len * out_size];
+            let staged = staged_out.bytes(len * out_size);
             convert_pieces(kernel, block, staged, &ahead).map_err(|f| f.offset(start))?;
             match &mut output {
                 Output::Init(out) => out[out_range].copy_from_slice(staged),
@@ -219,7 +229,7 @@ fn in_place_range(kernel: &dyn Kernel, buffer: &mut [u8]) -> Result<(), ElementF
     let (in_size, out_size) = kernel.sizes();
     let n = buffer.len() / in_size;
     let aligned = is_aligned(buffer, in_size);
-    let mut staged: Staged = [0; BLOCK];
+    let mut staged = Stage::default();
     let prefetch = buffer.len() > PREFETCH_MIN_BYTES;
     let mut start = 0;
     while start < n {
@@ -235,14 +245,14 @@ fn in_place_range(kernel: &dyn Kernel, buffer: &mut [u8]) -> Result<(), ElementF
                 0
             };
             let rest = &mut data[done * in_size..];
-            let input = &mut bytemuck::cast_slice_mut(&mut staged)[..rest.len()];
+            let input = staged.bytes(rest.len());
             input.copy_from_slice(rest);
             convert_range_piece(kernel, input, rest, &ahead).map_err(|f| f.offset(done))
         } else if aligned && output_end <= head.len() {
             let input = &tail[..len * in_size];
             convert_range_piece(kernel, input, &mut head[start * out_size..], &ahead)
         } else {
-            let input = &mut bytemuck::cast_slice_mut(&mut staged)[..len * in_size];
+            let input = staged.bytes(len * in_size);
             input.copy_from_slice(&tail[..len * in_size]);
             convert_range_piece(
                 kernel,
@@ -271,8 +281,8 @@ fn convert_range_piece(
     if is_aligned(output, kernel.sizes().1) {
         return convert_pieces(kernel, input, output, ahead);
     }
-    let mut staged: Staged = [0; BLOCK];
-    let staged = &mut bytemuck::cast_slice_mut(&mut staged)[..output.len()];
+    let mut stage = Stage::default();
+    let staged = stage.bytes(output.len());
     convert_pieces(kernel, input, staged, ahead)?;
     output.copy_from_slice(staged);
     Ok(())

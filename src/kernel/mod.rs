@@ -17,6 +17,7 @@ pub(crate) mod simd;
 #[cfg(test)]
 pub(crate) mod testing;
 
+use std::cell::RefCell;
 use std::fmt::Debug;
 use std::sync::Arc;
 
@@ -109,11 +110,21 @@ impl Kernel for Chain {
     }
 
     fn convert(&self, input: &[u8], output: &mut [u8]) -> Result<(), ElementFault> {
-        let mut middle = [0u64; BLOCK];
+        // The block in between lives in a buffer of the thread's, zeroed once, not per call.
+        thread_local! {
+            static MIDDLE: RefCell<Box<[u64; BLOCK]>> = RefCell::new(Box::new([0; BLOCK]));
+        }
         let (in_size, mid_size) = self.first.sizes();
         let n = input.len() / in_size;
-        let middle = &mut bytemuck::cast_slice_mut(&mut middle)[..n * mid_size];
-        self.first.convert(input, middle)?;
-        self.second.convert(middle, output)
+        let mut run = |middle: &mut [u64; BLOCK]| {
+            let middle = &mut bytemuck::cast_slice_mut(middle.as_mut_slice())[..n * mid_size];
+            self.first.convert(input, middle)?;
+            self.second.convert(middle, output)
+        };
+        MIDDLE.with(|middle| match middle.try_borrow_mut() {
+            Ok(mut middle) => run(&mut middle),
+            // A chain inside a chain: the inner one takes a block of its own.
+            Err(_) => run(&mut Box::new([0; BLOCK])),
+        })
     }
 }

@@ -129,7 +129,12 @@ pub(crate) struct FloatKernel<F> {
 /// product below `max / 2` and the decode of the result (`≈ x - offset`, then `+ offset`) below
 /// `max`; for decoding, `|x / scale| + |offset| ≤ max / 2`. Both are halved again to leave
 /// ample room for rounding. `None` when the offset alone is too large.
-fn safe_magnitude(direction: Direction, offset: f64, scale: f64, max: f64) -> Option<f64> {
+pub(crate) fn safe_magnitude(
+    direction: Direction,
+    offset: f64,
+    scale: f64,
+    max: f64,
+) -> Option<f64> {
     let (offset, scale) = (offset.abs(), scale.abs());
     let bound = match direction {
         Direction::Encode => ((max / 2.0).min(max / 2.0 / scale) - 2.0 * offset) / 2.0,

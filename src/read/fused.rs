@@ -1,0 +1,199 @@
+//! One loop for the most common chain's decode: stored integers cast to float32 or float64 (with
+//! at most one `scalar_map` entry, such as `0 → NaN`) and then `(x / scale) + offset`, as a
+//! hand-written loop would do it.
+//!
+//! It is used only where it gives exactly what the two codecs give one after the other: the
+//! integer type converts exactly to the float (so the cast is the hardware conversion), and a
+//! block holding an element beyond the magnitude up to which the arithmetic cannot overflow goes
+//! through the codecs' own kernels instead.
+
+use std::sync::Arc;
+
+use num_traits::AsPrimitive;
+
+use crate::Direction;
+use crate::cast_value::element::ElementCast;
+use crate::error::ElementFault;
+use crate::kernel::simd::{Isa, Vectorized};
+use crate::kernel::{Kernel, Typed};
+use crate::numeric::{HwFloat, IntStorage, NumericType, RoundingMode, Value, encode};
+use crate::scale_offset::arithmetic::Parameters;
+use crate::scale_offset::kernel::safe_magnitude;
+
+/// The fused decode from integers `S` to floats `F`.
+#[derive(Debug)]
+struct FusedDecode<S, F> {
+    /// The `scalar_map` entry, if any.
+    entry: Option<(S, F)>,
+    scale: F,
+    offset: F,
+    /// Elements of a larger magnitude go through `fallback`.
+    safe: F,
+    fallback: Arc<dyn Kernel>,
+    isa: Isa,
+}
+
+/// One element of the chain's decode, in a loop meant to vectorise.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into each instruction set's copy of the loop"
+)]
+#[inline(always)]
+fn decode_all<S, F>(
+    kernel: &FusedDecode<S, F>,
+    entry: Option<(S, F)>,
+    input: &[S],
+    output: &mut [F],
+) -> bool
+where
+    S: IntStorage + AsPrimitive<F>,
+    F: HwFloat,
+{
+    let (scale, offset, safe) = (kernel.scale, kernel.offset, kernel.safe);
+    let mut beyond = false;
+    for (&x, y) in input.iter().zip(output.iter_mut()) {
+        let v: F = x.as_();
+        let v = match entry {
+            Some((key, mapped)) => {
+                if x == key {
+                    mapped
+                } else {
+                    v
+                }
+            }
+            None => v,
+        };
+        *y = v / scale + offset;
+        beyond |= v.abs() > safe;
+    }
+    beyond
+}
+
+struct Loop<'a, S, F> {
+    kernel: &'a FusedDecode<S, F>,
+    input: &'a [S],
+    output: &'a mut [F],
+}
+
+impl<S, F> Vectorized for Loop<'_, S, F>
+where
+    S: IntStorage + AsPrimitive<F>,
+    F: HwFloat,
+{
+    type Output = bool;
+
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn run(self) -> bool {
+        match self.kernel.entry {
+            Some(entry) => decode_all(self.kernel, Some(entry), self.input, self.output),
+            None => decode_all(self.kernel, None, self.input, self.output),
+        }
+    }
+}
+
+impl<S, F> Typed for FusedDecode<S, F>
+where
+    S: IntStorage + AsPrimitive<F>,
+    F: HwFloat,
+{
+    type In = S;
+    type Out = F;
+
+    fn convert(&self, input: &[S], output: &mut [F]) -> Result<(), ElementFault> {
+        let beyond = self.isa.run(Loop {
+            kernel: self,
+            input,
+            output: &mut *output,
+        });
+        if beyond {
+            self.fallback.convert(
+                bytemuck::cast_slice(input),
+                bytemuck::cast_slice_mut(output),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The fused decode of `[scale_offset, cast_value]` where it applies: `cast` is the cast's decode
+/// (from its integer target to the float type), `parameters` the `scale_offset` parameters of that
+/// float type, and `fallback` the two codecs' kernels one after the other.
+pub(crate) fn fused_decode(
+    cast: &ElementCast,
+    parameters: Parameters,
+    fallback: &Arc<dyn Kernel>,
+) -> Option<Arc<dyn Kernel>> {
+    let (stored, float) = (cast.from, cast.to);
+    if cast.map.len() > 1 || !stored.is_integer() {
+        return None;
+    }
+    // The integers must convert to the float exactly, so that the cast is the hardware
+    // conversion whatever the rounding mode.
+    let precision = match float {
+        NumericType::Float32 => 24,
+        NumericType::Float64 => 53,
+        _ => return None,
+    };
+    if stored.bits() > precision || stored.size() > 4 {
+        return None;
+    }
+    macro_rules! with_stored {
+        ($F:ty) => {
+            match stored {
+                NumericType::Int8 => build::<i8, $F>(cast, parameters, fallback),
+                NumericType::UInt8 => build::<u8, $F>(cast, parameters, fallback),
+                NumericType::Int16 => build::<i16, $F>(cast, parameters, fallback),
+                NumericType::UInt16 => build::<u16, $F>(cast, parameters, fallback),
+                NumericType::Int32 => build::<i32, $F>(cast, parameters, fallback),
+                NumericType::UInt32 => build::<u32, $F>(cast, parameters, fallback),
+                _ => None,
+            }
+        };
+    }
+    match float {
+        NumericType::Float32 => with_stored!(f32),
+        _ => with_stored!(f64),
+    }
+}
+
+fn build<S, F>(
+    cast: &ElementCast,
+    parameters: Parameters,
+    fallback: &Arc<dyn Kernel>,
+) -> Option<Arc<dyn Kernel>>
+where
+    S: IntStorage + AsPrimitive<F>,
+    F: HwFloat,
+{
+    let bits = |value: Value, t: NumericType| {
+        encode(value, t.kind(), RoundingMode::NearestEven, None).ok()
+    };
+    let entry = match cast.map.first() {
+        Some(entry) => Some((S::from_bits(entry.key_bits), F::from_bits(entry.value_bits))),
+        None => None,
+    };
+    let parameter = |value: Option<Value>, identity: F| match value {
+        Some(v) => bits(v, cast.to).map(F::from_bits),
+        None => Some(identity),
+    };
+    let offset = parameter(parameters.offset, F::zero())?;
+    let scale = parameter(parameters.scale, F::one())?;
+    let safe = safe_magnitude(
+        Direction::Decode,
+        offset.to_f64(),
+        scale.to_f64(),
+        F::max_value().to_f64(),
+    )?;
+    Some(Arc::new(FusedDecode::<S, F> {
+        entry,
+        scale,
+        offset,
+        safe: F::from_f64(safe),
+        fallback: Arc::clone(fallback),
+        isa: Isa::best(),
+    }))
+}

@@ -1,0 +1,331 @@
+//! The fused read path gives exactly what zarrs' own path gives: for every zarr-python fixture
+//! (whole and in subsets across chunk boundaries), and for arrays with missing and partly written
+//! chunks, edge chunks, big-endian chunks, compressors, sharding (read through zarrs), and
+//! elements that fail to decode (the same error).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::{Value as Json, json};
+use zarrs::array::{Array, ArrayBytes, ArrayMetadata, ArraySubset};
+use zarrs::filesystem::FilesystemStore;
+use zarrs::storage::store::MemoryStore;
+use zarrs::storage::{StoreKey, WritableStorageTraits};
+use zarrs_scale_offset_cast::FusedReader;
+
+/// Reads `subset` both ways and compares the bytes; returns whether the fused path was taken.
+fn compare<S: ?Sized + zarrs::storage::ReadableStorageTraits + 'static>(
+    array: &Array<S>,
+    subset: &ArraySubset,
+    context: &str,
+) -> bool {
+    let reader = FusedReader::new(array);
+    let expected: Result<ArrayBytes<'static>, _> = array.retrieve_array_subset(subset);
+    let size = array.data_type().fixed_size().unwrap();
+    let elements = usize::try_from(subset.num_elements()).unwrap();
+    // Element types of each size, so that the output is aligned as the caller's would be.
+    let got: Result<Vec<u8>, _> = match size {
+        1 => {
+            let mut out = vec![0u8; elements];
+            reader
+                .retrieve_array_subset_into(subset, &mut out)
+                .map(|()| out)
+        }
+        2 => {
+            let mut out = vec![0u16; elements];
+            reader
+                .retrieve_array_subset_into(subset, &mut out)
+                .map(|()| bytemuck::cast_slice(&out).to_vec())
+        }
+        4 => {
+            let mut out = vec![0u32; elements];
+            reader
+                .retrieve_array_subset_into(subset, &mut out)
+                .map(|()| bytemuck::cast_slice(&out).to_vec())
+        }
+        _ => {
+            let mut out = vec![0u64; elements];
+            reader
+                .retrieve_array_subset_into(subset, &mut out)
+                .map(|()| bytemuck::cast_slice(&out).to_vec())
+        }
+    };
+    match (expected, got) {
+        (Ok(expected), Ok(got)) => {
+            let expected = expected.into_fixed().unwrap();
+            assert_eq!(got, expected.as_ref(), "{context} {subset:?}");
+        }
+        (Err(expected), Err(got)) => {
+            assert_eq!(
+                got.to_string(),
+                expected.to_string(),
+                "{context} {subset:?}"
+            );
+        }
+        (expected, got) => panic!(
+            "{context} {subset:?}: zarrs gave {:?}, the fused path {:?}",
+            expected.map(|_| ()),
+            got.map(|_| ())
+        ),
+    }
+    reader.is_fused()
+}
+
+/// The whole array and subsets that cross chunk boundaries.
+fn subsets(shape: &[u64], chunk: &[u64]) -> Vec<ArraySubset> {
+    let mut ranges: Vec<Vec<std::ops::Range<u64>>> = vec![shape.iter().map(|&n| 0..n).collect()];
+    ranges.push(
+        shape
+            .iter()
+            .zip(chunk)
+            .map(|(&n, &c)| {
+                if c < n {
+                    c.saturating_sub(1)..(c + 2).min(n)
+                } else {
+                    0..n
+                }
+            })
+            .collect(),
+    );
+    ranges.push(shape.iter().map(|&n| (n / 3)..(n - n / 4)).collect());
+    ranges.push(shape.iter().map(|&n| (n - 1)..n).collect());
+    ranges
+        .iter()
+        .map(|r| ArraySubset::new_with_ranges(r))
+        .filter(|s| s.num_elements() > 0)
+        .collect()
+}
+
+#[test]
+fn every_zarr_python_fixture_reads_the_same_through_the_fused_path() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/interop");
+    let manifest: Json =
+        serde_json::from_str(&std::fs::read_to_string(root.join("manifest.json")).unwrap())
+            .unwrap();
+    let (mut arrays, mut reads, mut fused) = (0, 0, 0);
+    for case in manifest["cases"].as_array().unwrap() {
+        let id = case["id"].as_str().unwrap();
+        let store =
+            Arc::new(FilesystemStore::new(root.join(case["path"].as_str().unwrap())).unwrap());
+        let array = Array::open(store, "/").unwrap();
+        let shape = array.shape().to_vec();
+        let chunk: Vec<u64> = case["chunk_shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_u64().unwrap())
+            .collect();
+        for subset in subsets(&shape, &chunk) {
+            fused += usize::from(compare(&array, &subset, id));
+            reads += 1;
+        }
+        arrays += 1;
+    }
+    println!("fused read: {arrays} arrays, {reads} reads, {fused} through the fused path");
+    assert_eq!(arrays, 44);
+    // Sharded and transposed arrays go through zarrs; most others are fused.
+    assert!(fused > reads / 2, "{fused} of {reads} fused");
+}
+
+/// A 2-D float64 array with `codecs` (then `bytes` in `endian`, then `compressors`).
+fn array(codecs: Json, endian: &str, compressors: Json, fill: Json) -> Array<MemoryStore> {
+    let mut codecs = codecs.as_array().unwrap().clone();
+    codecs.push(json!({"name": "bytes", "configuration": {"endian": endian}}));
+    codecs.extend(compressors.as_array().unwrap().iter().cloned());
+    let metadata: ArrayMetadata = serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": [37, 23], "data_type": "float64",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [8, 6]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": fill, "codecs": codecs,
+    }))
+    .unwrap();
+    Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", metadata).unwrap()
+}
+
+fn reflectance_codecs() -> Json {
+    json!([
+        {"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}},
+        {"name": "cast_value", "configuration": {"data_type": "uint16", "out_of_range": "clamp",
+            "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}}
+    ])
+}
+
+#[expect(clippy::cast_precision_loss, reason = "small indices")]
+fn values(n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            if i % 17 == 3 {
+                f64::NAN
+            } else {
+                (i % 500) as f64 / 1000.0
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn missing_partial_and_edge_chunks_read_the_same_in_both_endiannesses_and_compressed() {
+    let mut checked = 0;
+    for (endian, compressors) in [
+        ("little", json!([])),
+        ("big", json!([])),
+        (
+            "little",
+            json!([{"name": "zstd", "configuration": {"level": 1, "checksum": false}}]),
+        ),
+        (
+            "big",
+            json!([{"name": "gzip", "configuration": {"level": 1}}, {"name": "crc32c"}]),
+        ),
+    ] {
+        for fill in [json!("NaN"), json!(0.5)] {
+            let array = array(reflectance_codecs(), endian, compressors.clone(), fill);
+            // Chunks written whole, written in part, and never written.
+            array
+                .store_array_subset(&[0..16, 0..12], values(16 * 12))
+                .unwrap();
+            array
+                .store_array_subset(&[18..21, 7..20], values(3 * 13))
+                .unwrap();
+            array
+                .store_array_subset(&[30..37, 18..23], values(7 * 5))
+                .unwrap();
+            for subset in subsets(&[37, 23], &[8, 6]).into_iter().chain([
+                ArraySubset::new_with_ranges(&[3..35, 5..22]),
+                ArraySubset::new_with_ranges(&[17..22, 0..23]),
+                ArraySubset::new_with_ranges(&[8..16, 0..23]),
+            ]) {
+                assert!(compare(&array, &subset, endian));
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 4 * 2 * 7);
+}
+
+#[test]
+fn other_chains_go_through_zarrs_with_the_same_results() {
+    let sharded: ArrayMetadata = serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": [20, 20], "data_type": "float64",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [10, 10]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN",
+        "codecs": [
+            reflectance_codecs()[0], reflectance_codecs()[1],
+            {"name": "sharding_indexed", "configuration": {"chunk_shape": [5, 5],
+                "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+                "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]}}
+        ],
+    }))
+    .unwrap();
+    let sharded = Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", sharded).unwrap();
+    sharded
+        .store_array_subset(&[0..12, 0..20], values(240))
+        .unwrap();
+    let transposed = array(
+        json!([{"name": "transpose", "configuration": {"order": [1, 0]}}, reflectance_codecs()[0], reflectance_codecs()[1]]),
+        "little",
+        json!([]),
+        json!("NaN"),
+    );
+    transposed
+        .store_array_subset(&[0..37, 0..23], values(37 * 23))
+        .unwrap();
+    for subset in subsets(&[20, 20], &[10, 10]) {
+        assert!(!compare(&sharded, &subset, "sharded"));
+    }
+    for subset in subsets(&[37, 23], &[8, 6]) {
+        assert!(!compare(&transposed, &subset, "transposed"));
+    }
+}
+
+#[test]
+fn an_element_that_fails_to_decode_gives_the_error_zarrs_gives() {
+    // Stored int16 values decode to int8 through cast_value: 300 is out of range.
+    let metadata: ArrayMetadata = serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": [4, 4], "data_type": "int8",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 4]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+        "codecs": [
+            {"name": "cast_value", "configuration": {"data_type": "int16"}},
+            {"name": "bytes", "configuration": {"endian": "little"}}
+        ],
+    }))
+    .unwrap();
+    let store = Arc::new(MemoryStore::new());
+    let array = Array::new_with_metadata(store.clone(), "/", metadata).unwrap();
+    array
+        .store_array_subset(&[0..2, 0..4], vec![1i8, 2, 3, 4, 5, 6, 7, 8])
+        .unwrap();
+    let chunk: Vec<u8> = [10i16, 20, 300, 40, 50, 60, 70, 80]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    store
+        .set(&StoreKey::new("c/1/0").unwrap(), chunk.into())
+        .unwrap();
+    for subset in subsets(&[4, 4], &[2, 4]) {
+        compare(&array, &subset, "int16 -> int8");
+    }
+    let reader = FusedReader::new(&array);
+    let mut out = vec![0i8; 16];
+    let error = reader
+        .retrieve_array_subset_into(&ArraySubset::new_with_ranges(&[0..4, 0..4]), &mut out)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("element 2 (300)"), "{error}");
+}
+
+#[test]
+fn outputs_that_do_not_match_the_subset_or_element_size_are_errors() {
+    let array = array(reflectance_codecs(), "little", json!([]), json!("NaN"));
+    let reader = FusedReader::new(&array);
+    let subset = ArraySubset::new_with_ranges(&[0..2, 0..2]);
+    assert!(
+        reader
+            .retrieve_array_subset_into(&subset, &mut [0f64; 3])
+            .is_err()
+    );
+    assert!(
+        reader
+            .retrieve_array_subset_into(&subset, &mut [0f32; 4])
+            .is_err()
+    );
+    let outside = ArraySubset::new_with_ranges(&[36..38, 0..2]);
+    assert!(
+        reader
+            .retrieve_array_subset_into(&outside, &mut [0f64; 4])
+            .is_err()
+    );
+    assert!(
+        reader
+            .retrieve_array_subset_into(&subset, &mut [0f64; 4])
+            .is_ok()
+    );
+}
+
+#[test]
+fn blocks_with_elements_beyond_the_safe_magnitude_decode_exactly_or_fail_as_zarrs_does() {
+    // With scale 1e-305, stored values above about 450 decode beyond the magnitude the fused loop
+    // takes; 1797 still decodes (to about 1.797e308), 1798 overflows.
+    let metadata: ArrayMetadata = serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": [2, 6], "data_type": "float64",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [1, 6]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+        "codecs": [
+            {"name": "scale_offset", "configuration": {"scale": 1e-305}},
+            {"name": "cast_value", "configuration": {"data_type": "uint16", "out_of_range": "clamp"}},
+            {"name": "bytes", "configuration": {"endian": "little"}}
+        ],
+    }))
+    .unwrap();
+    let store = Arc::new(MemoryStore::new());
+    let array = Array::new_with_metadata(store.clone(), "/", metadata).unwrap();
+    for (key, values) in [("c/0/0", [1u16, 100, 450, 500, 1000, 1797]), ("c/1/0", [1, 2, 3, 1798, 5, 6])] {
+        let chunk: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
+        store.set(&StoreKey::new(key).unwrap(), chunk.into()).unwrap();
+    }
+    assert!(FusedReader::new(&array).is_fused());
+    compare(&array, &ArraySubset::new_with_ranges(&[0..1, 0..6]), "beyond the safe magnitude");
+    compare(&array, &ArraySubset::new_with_ranges(&[0..2, 0..6]), "overflowing");
+    let first_row: Vec<f64> = array.retrieve_array_subset(&[0..1, 0..6]).unwrap();
+    assert!(first_row[5] > 1.79e308 && first_row[5].is_finite());
+}
