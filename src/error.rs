@@ -1,10 +1,13 @@
-//! Errors of both codecs and their conversion into zarrs' error types.
+//! The crate's errors and their conversion into zarrs' error types.
 
+use std::sync::Arc;
+
+use zarrs::array::ArrayError;
 use zarrs::array::codec::api::CodecError;
 use zarrs::plugin::{PluginConfigurationInvalidError, PluginCreateError};
 
 use crate::cast_value::CastValueError;
-use crate::numeric::Value;
+use crate::fault::{Fault, FaultKind};
 use crate::scale_offset::ScaleOffsetError;
 
 /// The direction of a codec operation.
@@ -78,105 +81,115 @@ impl From<Fault> for ElementErrorKind {
     }
 }
 
-/// Why an element has no acceptable result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum FaultKind {
-    /// NaN, and the output type has no NaN.
-    NanNotRepresentable,
-    /// ±Infinity, and the output type has no infinities.
-    InfinityNotRepresentable,
-    /// Outside the range of the output type (after rounding), and no out-of-range mode handles it.
-    OutOfRange,
-    /// An integer division by the scale that leaves a remainder.
-    NotExact,
-    /// The element's bits are not an encoding of its data type (spare bits set in a type narrower
-    /// than its byte).
-    InvalidEncoding,
+/// An error of this crate, as zarrs passes it on: an error of one of its codecs, or of
+/// [`validate_array`](crate::validate_array).
+///
+/// zarrs' error types carry no errors of plugins, so the codecs hand theirs to zarrs inside
+/// [`CodecError::IOError`] (of kind [`std::io::ErrorKind::InvalidData`], whose message is this
+/// error's), except an unsupported data type, which is [`CodecError::UnsupportedDataType`].
+/// [`Error::find`] gets this error back from any zarrs error that holds one:
+///
+/// ```rust
+/// # use std::sync::Arc;
+/// # use zarrs::array::{ArrayBuilder, data_type};
+/// # use zarrs::storage::store::MemoryStore;
+/// use zarrs_scale_offset_cast::{CastValueCodec, CastValueError, ElementErrorKind, Error};
+/// # let store = Arc::new(MemoryStore::new());
+/// let array = ArrayBuilder::new(vec![4], vec![4], data_type::int32(), 0i32)
+///     .array_to_array_codecs(vec![Arc::new(CastValueCodec::builder(data_type::int8()).build()?)])
+///     .build(store, "/a")?;
+/// let error = array.store_chunk(&[0], vec![1i32, 2, 300, 4]).unwrap_err();
+/// match Error::find(&error) {
+///     Some(Error::CastValue(CastValueError::Element { index, kind, .. })) => {
+///         assert_eq!((*index, *kind), (2, ElementErrorKind::OutOfRange));
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An error of the `scale_offset` codec.
+    #[error(transparent)]
+    ScaleOffset(#[from] ScaleOffsetError),
+    /// An error of the `cast_value` codec.
+    #[error(transparent)]
+    CastValue(#[from] CastValueError),
+    /// The array's `fill_value` is not a valid scalar of its data type, or zarrs read it as
+    /// another value.
+    #[error("fill_value {json}: {reason}")]
+    FillValue {
+        /// The JSON of the fill value.
+        json: String,
+        /// Why, and what to change.
+        reason: String,
+    },
 }
 
-/// Why an element failed: its own fault, or, for an encode that succeeded, the fault of
-/// decoding the result again with the same configuration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Fault {
-    /// What went wrong (when `encoded` is set: what decoding it gives).
-    pub(crate) kind: FaultKind,
-    /// The encoded value that cannot be decoded, for an encode that would write it.
-    pub(crate) encoded: Option<Value>,
-}
-
-impl From<FaultKind> for Fault {
-    fn from(kind: FaultKind) -> Self {
-        Self {
-            kind,
-            encoded: None,
-        }
-    }
-}
-
-/// The first element of a chunk that failed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ElementFault {
-    /// The index of the element (C order, within the bytes the codec received).
-    pub(crate) index: usize,
-    /// Why it failed.
-    pub(crate) fault: Fault,
-    /// The value of the element (for [`FaultKind::InvalidEncoding`]: its bits as an unsigned
-    /// integer).
-    pub(crate) value: Value,
-}
-
-/// The byte of an element reported for [`FaultKind::InvalidEncoding`] (by its bits).
-pub(crate) fn encoding_byte(value: Value) -> u64 {
-    match value {
-        Value::Finite { significand, .. } => significand & 0xff,
-        _ => 0,
-    }
-}
-
-impl ElementFault {
-    /// A fault of the element's own.
-    #[cfg(test)]
-    pub(crate) fn new(index: usize, kind: FaultKind, value: Value) -> Self {
-        Self {
-            index,
-            fault: kind.into(),
-            value,
-        }
-    }
-
-    /// The same fault with its index moved by `by` elements.
+impl Error {
+    /// The error of this crate that `error` (a zarrs error, or any error) holds, if any.
     #[must_use]
-    pub(crate) fn offset(mut self, by: usize) -> Self {
-        self.index += by;
-        self
+    pub fn find<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a Self> {
+        if let Some(error) = error.downcast_ref::<Self>() {
+            return Some(error);
+        }
+        if let Some(error) = error.downcast_ref::<ArrayError>() {
+            return match error {
+                ArrayError::CodecError(error) => Self::find(error),
+                _ => None,
+            };
+        }
+        if let Some(CodecError::IOError(error)) = error.downcast_ref::<CodecError>() {
+            return Self::find(error.as_ref());
+        }
+        if let Some(error) = error.downcast_ref::<std::io::Error>() {
+            return error
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<Self>());
+        }
+        error.source().and_then(Self::find)
+    }
+}
+
+impl From<Error> for CodecError {
+    fn from(error: Error) -> Self {
+        match error {
+            Error::ScaleOffset(ScaleOffsetError::UnsupportedDataType { data_type }) => {
+                Self::UnsupportedDataType(data_type, crate::scale_offset::NAME.to_string())
+            }
+            Error::CastValue(CastValueError::UnsupportedDataType { data_type }) => {
+                Self::UnsupportedDataType(data_type, crate::cast_value::NAME.to_string())
+            }
+            other => Self::IOError(Arc::new(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                other,
+            ))),
+        }
+    }
+}
+
+impl From<Error> for ArrayError {
+    fn from(error: Error) -> Self {
+        Self::CodecError(error.into())
     }
 }
 
 impl From<ScaleOffsetError> for CodecError {
     fn from(error: ScaleOffsetError) -> Self {
-        match error {
-            ScaleOffsetError::UnsupportedDataType { data_type } => {
-                Self::UnsupportedDataType(data_type, crate::scale_offset::NAME.to_string())
-            }
-            other => Self::Other(other.to_string()),
-        }
+        Error::from(error).into()
+    }
+}
+
+impl From<CastValueError> for CodecError {
+    fn from(error: CastValueError) -> Self {
+        Error::from(error).into()
     }
 }
 
 impl From<ScaleOffsetError> for PluginCreateError {
     fn from(error: ScaleOffsetError) -> Self {
         Self::ConfigurationInvalid(PluginConfigurationInvalidError::new(error.to_string()))
-    }
-}
-
-impl From<CastValueError> for CodecError {
-    fn from(error: CastValueError) -> Self {
-        match error {
-            CastValueError::UnsupportedDataType { data_type } => {
-                Self::UnsupportedDataType(data_type, crate::cast_value::NAME.to_string())
-            }
-            other => Self::Other(other.to_string()),
-        }
     }
 }
 

@@ -52,6 +52,7 @@ mod binding;
 pub mod cast_value;
 mod checks;
 mod error;
+mod fault;
 mod fill;
 mod kernel;
 mod numeric;
@@ -59,11 +60,16 @@ mod read;
 #[cfg(test)]
 #[path = "../tests/reference/mod.rs"]
 mod reference;
+mod register;
 pub mod scale_offset;
 mod validate;
 
-pub use cast_value::{CastValueCodec, CastValueError};
-pub use error::{Direction, ElementErrorKind};
+pub use cast_value::{
+    CastValueCodec, CastValueCodecBuilder, CastValueCodecConfiguration, CastValueError,
+    CastValueOutOfRangeMode, CastValueRoundingMode,
+};
+pub use error::{Direction, ElementErrorKind, Error};
 pub use read::FusedReader;
-pub use scale_offset::{ScaleOffsetCodec, ScaleOffsetError};
+pub use register::register;
+pub use scale_offset::{ScaleOffsetCodec, ScaleOffsetCodecConfiguration, ScaleOffsetError};
 pub use validate::validate_array;

@@ -4,11 +4,12 @@ use std::num::NonZeroU64;
 
 use zarrs::array::codec::CodecChain;
 use zarrs::array::codec::api::{CodecError, CodecMetadataOptions};
-use zarrs::array::{Array, ArrayError, DataType, FillValue};
+use zarrs::array::{Array, ArrayError, ArrayMetadata, DataType, FillValue, FillValueMetadata};
 use zarrs::plugin::ZarrVersion;
 use zarrs_metadata_ext::codec::sharding::ShardingCodecConfigurationV1;
 
-use crate::{CastValueCodec, ScaleOffsetCodec};
+use crate::numeric::{NumericType, decode, element_bits, numeric_type, parse_scalar};
+use crate::{CastValueCodec, Error, ScaleOffsetCodec};
 
 /// Runs every check of the `scale_offset` and `cast_value` codecs of `array` now.
 ///
@@ -19,17 +20,53 @@ use crate::{CastValueCodec, ScaleOffsetCodec};
 /// round trip). Call this right after `Array::open` or `ArrayBuilder::build` to get those errors
 /// at once. Codecs inside `sharding_indexed` are checked too.
 ///
+/// For an array that uses these codecs, the fill value's JSON is also checked against the Zarr V3
+/// fill value grammar of its data type (zarrs' own parser accepts some malformed forms, such as
+/// `"0x+f"`), and against what zarrs read from it (without zarrs' `microfloat` feature, a JSON
+/// number for a 4-, 6- or 8-bit float is read as its bits, not as its value).
+///
 /// # Errors
 /// Returns the first error, as a read or write would report it.
 pub fn validate_array<TStorage: ?Sized>(array: &Array<TStorage>) -> Result<(), ArrayError> {
     let first_chunk = vec![0; array.dimensionality()];
     let shape = array.chunk_shape(&first_chunk)?;
-    validate_chain(
-        &array.codecs(),
-        &shape,
-        array.data_type(),
-        array.fill_value(),
-    )?;
+    let chain = array.codecs();
+    let uses_these_codecs = chain.array_to_array_codecs().iter().any(|codec| {
+        codec.as_any().is::<ScaleOffsetCodec>() || codec.as_any().is::<CastValueCodec>()
+    });
+    if uses_these_codecs
+        && let ArrayMetadata::V3(metadata) = array.metadata()
+        && let Some(t) = numeric_type(array.data_type())
+    {
+        check_fill_value_json(t, &metadata.fill_value, array.fill_value())?;
+    }
+    validate_chain(&chain, &shape, array.data_type(), array.fill_value())?;
+    Ok(())
+}
+
+/// Checks the fill value's JSON strictly, and that zarrs read it as that value.
+fn check_fill_value_json(
+    t: NumericType,
+    json: &FillValueMetadata,
+    read: &FillValue,
+) -> Result<(), ArrayError> {
+    let bits = parse_scalar(t, json, false).map_err(|reason| Error::FillValue {
+        json: json.to_string(),
+        reason: format!("not a valid {t} value: {reason}"),
+    })?;
+    let value = decode(t.kind(), bits);
+    let zarrs = decode(t.kind(), element_bits(read.as_ne_bytes()));
+    if value != zarrs && !(value.is_nan() && zarrs.is_nan()) {
+        let hex = format!("{bits:0width$x}", width = 2 * t.size());
+        let hex = &hex[hex.len() - 2 * t.size()..];
+        return Err(Error::FillValue {
+            json: json.to_string(),
+            reason: format!(
+                "as a {t} value this is {value}, but zarrs read it as {zarrs} (as its bits: zarrs' microfloat feature is off); write the fill value as \"0x{hex}\""
+            ),
+        }
+        .into());
+    }
     Ok(())
 }
 

@@ -128,7 +128,7 @@ fn every_zarr_python_fixture_reads_the_same_through_the_fused_path() {
 }
 
 /// A 2-D float64 array with `codecs` (then `bytes` in `endian`, then `compressors`).
-fn array(codecs: Json, endian: &str, compressors: Json, fill: Json) -> Array<MemoryStore> {
+fn array(codecs: &Json, endian: &str, compressors: &Json, fill: &Json) -> Array<MemoryStore> {
     let mut codecs = codecs.as_array().unwrap().clone();
     codecs.push(json!({"name": "bytes", "configuration": {"endian": endian}}));
     codecs.extend(compressors.as_array().unwrap().iter().cloned());
@@ -178,7 +178,7 @@ fn missing_partial_and_edge_chunks_read_the_same_in_both_endiannesses_and_compre
         ),
     ] {
         for fill in [json!("NaN"), json!(0.5)] {
-            let array = array(reflectance_codecs(), endian, compressors.clone(), fill);
+            let array = array(&reflectance_codecs(), endian, &compressors, &fill);
             // Chunks written whole, written in part, and never written.
             array
                 .store_array_subset(&[0..16, 0..12], values(16 * 12))
@@ -221,10 +221,10 @@ fn other_chains_go_through_zarrs_with_the_same_results() {
         .store_array_subset(&[0..12, 0..20], values(240))
         .unwrap();
     let transposed = array(
-        json!([{"name": "transpose", "configuration": {"order": [1, 0]}}, reflectance_codecs()[0], reflectance_codecs()[1]]),
+        &json!([{"name": "transpose", "configuration": {"order": [1, 0]}}, reflectance_codecs()[0], reflectance_codecs()[1]]),
         "little",
-        json!([]),
-        json!("NaN"),
+        &json!([]),
+        &json!("NaN"),
     );
     transposed
         .store_array_subset(&[0..37, 0..23], values(37 * 23))
@@ -276,7 +276,7 @@ fn an_element_that_fails_to_decode_gives_the_error_zarrs_gives() {
 
 #[test]
 fn outputs_that_do_not_match_the_subset_or_element_size_are_errors() {
-    let array = array(reflectance_codecs(), "little", json!([]), json!("NaN"));
+    let array = array(&reflectance_codecs(), "little", &json!([]), &json!("NaN"));
     let reader = FusedReader::new(&array);
     let subset = ArraySubset::new_with_ranges(&[0..2, 0..2]);
     assert!(
@@ -319,13 +319,26 @@ fn blocks_with_elements_beyond_the_safe_magnitude_decode_exactly_or_fail_as_zarr
     .unwrap();
     let store = Arc::new(MemoryStore::new());
     let array = Array::new_with_metadata(store.clone(), "/", metadata).unwrap();
-    for (key, values) in [("c/0/0", [1u16, 100, 450, 500, 1000, 1797]), ("c/1/0", [1, 2, 3, 1798, 5, 6])] {
+    for (key, values) in [
+        ("c/0/0", [1u16, 100, 450, 500, 1000, 1797]),
+        ("c/1/0", [1, 2, 3, 1798, 5, 6]),
+    ] {
         let chunk: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
-        store.set(&StoreKey::new(key).unwrap(), chunk.into()).unwrap();
+        store
+            .set(&StoreKey::new(key).unwrap(), chunk.into())
+            .unwrap();
     }
     assert!(FusedReader::new(&array).is_fused());
-    compare(&array, &ArraySubset::new_with_ranges(&[0..1, 0..6]), "beyond the safe magnitude");
-    compare(&array, &ArraySubset::new_with_ranges(&[0..2, 0..6]), "overflowing");
+    compare(
+        &array,
+        &ArraySubset::new_with_ranges(&[0..1, 0..6]),
+        "beyond the safe magnitude",
+    );
+    compare(
+        &array,
+        &ArraySubset::new_with_ranges(&[0..2, 0..6]),
+        "overflowing",
+    );
     let first_row: Vec<f64> = array.retrieve_array_subset(&[0..1, 0..6]).unwrap();
     assert!(first_row[5] > 1.79e308 && first_row[5].is_finite());
 }

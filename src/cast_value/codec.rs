@@ -18,7 +18,7 @@ use super::scalar_map::read_entries;
 use crate::Direction;
 use crate::binding::Binding;
 use crate::checks::{InputError, check_fill_size, check_length, impl_codec_traits};
-use crate::error::ElementFault;
+use crate::fault::ElementFault;
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};
 use crate::numeric::{NumericType, decode, element_bits, numeric_type, write_element_bits};
@@ -74,13 +74,19 @@ impl CastValueCodec {
 
     /// Creates the codec from the `configuration` of its metadata, which is kept to be written
     /// back unchanged.
-    pub(super) fn from_configuration(configuration: Configuration) -> Result<Self, CastValueError> {
+    pub(crate) fn from_configuration(configuration: Configuration) -> Result<Self, CastValueError> {
         let settings = read_configuration(&configuration)?;
         Ok(Self {
             configuration,
             settings,
             binding: Binding::default(),
         })
+    }
+
+    /// A builder of a cast to `data_type` (see [`CastValueCodecBuilder`]).
+    #[must_use]
+    pub fn builder(data_type: DataType) -> super::CastValueCodecBuilder {
+        super::CastValueCodecBuilder::new(data_type)
     }
 
     /// The target data type.

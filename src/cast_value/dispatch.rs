@@ -13,7 +13,7 @@ use super::element::{CheckedCast, ElementCast, int_to_float_safe_range};
 use super::fast::{FloatToFloat, FloatToInt, FloatToInt64, IntToFloat, IntToInt};
 use super::kernel::{CastKernel, FastPath};
 use super::scalar_map::{MapEntry, ScalarMap};
-use crate::error::ElementFault;
+use crate::fault::ElementFault;
 use crate::kernel::exact::Exact;
 use crate::kernel::lut::lut;
 use crate::kernel::simd::Isa;

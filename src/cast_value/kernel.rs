@@ -16,7 +16,7 @@ use std::fmt::Debug;
 
 use super::element::CheckedCast;
 use super::scalar_map::ScalarMap;
-use crate::error::ElementFault;
+use crate::fault::ElementFault;
 use crate::kernel::Typed;
 use crate::kernel::simd::{Isa, Vectorized};
 use crate::numeric::{MapInput, NumericType, Storage, decode};

@@ -36,6 +36,7 @@
 //! # let configuration: CastValueCodecConfiguration = serde_json::from_str(JSON).unwrap();
 //! ```
 
+mod builder;
 mod codec;
 mod config;
 pub(crate) mod dispatch;
@@ -50,6 +51,7 @@ pub(crate) mod scalar_map;
 
 use std::sync::Arc;
 
+pub use builder::CastValueCodecBuilder;
 pub use codec::CastValueCodec;
 pub use error::CastValueError;
 use zarrs::array::codec::api::{Codec, CodecPluginV3, CodecTraitsV3};

@@ -7,7 +7,7 @@ use super::dispatch::{CastSpec, cast_kernel};
 use super::element::ElementCast;
 use super::scalar_map::{MapEntry, read_entries};
 use crate::Direction;
-use crate::error::{Fault, FaultKind};
+use crate::fault::{Fault, FaultKind};
 use crate::kernel::simd::Isa;
 use crate::kernel::testing::apply_each;
 use crate::numeric::{NumericType, OutOfRangeMode, RoundingMode};

@@ -9,25 +9,18 @@
 //! - Borrowed input is read where it is; nothing assumes alignment (misaligned blocks pass
 //!   through the same stack blocks).
 //! - Large chunks are split over rayon threads when asked for.
+//! - The hardware prefetcher follows the sequential blocks unaided (software prefetching in pieces
+//!   cost more in calls than it gained).
 //!
 //! Nothing here is generic: the driver is compiled once for every kernel.
 
 use std::borrow::Cow;
 use std::mem::MaybeUninit;
-use std::ops::Range;
 
 use rayon::prelude::*;
 
 use super::{BLOCK, Kernel};
-use crate::error::ElementFault;
-
-/// Chunks with more input bytes than this are assumed to come from memory rather than cache, and
-/// each block asks for the next one to be loaded while it is converted.
-const PREFETCH_MIN_BYTES: usize = 1 << 20;
-
-/// Input bytes converted between two rounds of prefetching: a burst of prefetches for a whole
-/// block would queue the block's own loads behind it.
-const PIECE_BYTES: usize = 2048;
+use crate::fault::ElementFault;
 
 /// Fewest elements worth giving to another thread.
 pub(crate) const MIN_ELEMENTS_PER_TASK: usize = 1 << 17;
@@ -173,7 +166,6 @@ fn convert_range(
     let n = input.len() / in_size;
     let input_aligned = is_aligned(input, in_size);
     let (mut staged_in, mut staged_out) = (Stage::default(), Stage::default());
-    let prefetch = input.len() > PREFETCH_MIN_BYTES;
     let mut start = 0;
     while start < n {
         let len = BLOCK.min(n - start);
@@ -185,7 +177,6 @@ fn convert_range(
             staged.copy_from_slice(bytes_in);
             staged
         };
-        let ahead = next_block(prefetch, &input[(start + len) * in_size..], len * in_size);
         let out_range = start * out_size..(start + len) * out_size;
         let direct = match &mut output {
             Output::Init(out) if is_aligned(&out[out_range.clone()], out_size) => {
@@ -194,10 +185,10 @@ fn convert_range(
             _ => None,
         };
         if let Some(out) = direct {
-            convert_pieces(kernel, block, out, &ahead).map_err(|f| f.offset(start))?;
+            kernel.convert(block, out).map_err(|f| f.offset(start))?;
         } else {
             let staged = staged_out.bytes(len * out_size);
-            convert_pieces(kernel, block, staged, &ahead).map_err(|f| f.offset(start))?;
+            kernel.convert(block, staged).map_err(|f| f.offset(start))?;
             match &mut output {
                 Output::Init(out) => out[out_range].copy_from_slice(staged),
                 Output::Uninit(out) => write_uninit(&mut out[out_range], staged),
@@ -230,12 +221,10 @@ fn in_place_range(kernel: &dyn Kernel, buffer: &mut [u8]) -> Result<(), ElementF
     let n = buffer.len() / in_size;
     let aligned = is_aligned(buffer, in_size);
     let mut staged = Stage::default();
-    let prefetch = buffer.len() > PREFETCH_MIN_BYTES;
     let mut start = 0;
     while start < n {
         let len = BLOCK.min(n - start);
         let (head, tail) = buffer.split_at_mut(start * in_size);
-        let ahead = next_block(prefetch, &tail[len * in_size..], len * in_size);
         let output_end = (start + len) * out_size;
         let result = if in_size == out_size {
             let data = &mut tail[..len * in_size];
@@ -247,19 +236,14 @@ fn in_place_range(kernel: &dyn Kernel, buffer: &mut [u8]) -> Result<(), ElementF
             let rest = &mut data[done * in_size..];
             let input = staged.bytes(rest.len());
             input.copy_from_slice(rest);
-            convert_range_piece(kernel, input, rest, &ahead).map_err(|f| f.offset(done))
+            convert_aligned_input(kernel, input, rest).map_err(|f| f.offset(done))
         } else if aligned && output_end <= head.len() {
             let input = &tail[..len * in_size];
-            convert_range_piece(kernel, input, &mut head[start * out_size..], &ahead)
+            convert_aligned_input(kernel, input, &mut head[start * out_size..output_end])
         } else {
             let input = staged.bytes(len * in_size);
             input.copy_from_slice(&tail[..len * in_size]);
-            convert_range_piece(
-                kernel,
-                input,
-                &mut buffer[start * out_size..output_end],
-                &ahead,
-            )
+            convert_aligned_input(kernel, input, &mut buffer[start * out_size..output_end])
         };
         result.map_err(|f| f.offset(start))?;
         start += len;
@@ -269,63 +253,21 @@ fn in_place_range(kernel: &dyn Kernel, buffer: &mut [u8]) -> Result<(), ElementF
 
 /// Converts an aligned `input` block into `output` (written directly when aligned, else through
 /// the stack).
-fn convert_range_piece(
+fn convert_aligned_input(
     kernel: &dyn Kernel,
     input: &[u8],
     output: &mut [u8],
-    ahead: &Range<*const u8>,
 ) -> Result<(), ElementFault> {
     if input.is_empty() {
         return Ok(());
     }
     if is_aligned(output, kernel.sizes().1) {
-        return convert_pieces(kernel, input, output, ahead);
+        return kernel.convert(input, output);
     }
     let mut stage = Stage::default();
     let staged = stage.bytes(output.len());
-    convert_pieces(kernel, input, staged, ahead)?;
+    kernel.convert(input, staged)?;
     output.copy_from_slice(staged);
-    Ok(())
-}
-
-/// The addresses of the block after the current one, to load while the current one is converted:
-/// `next` from its start, at most `len` bytes; empty when not prefetching.
-fn next_block(prefetch: bool, next: &[u8], len: usize) -> Range<*const u8> {
-    if prefetch {
-        next[..len.min(next.len())].as_ptr_range()
-    } else {
-        next[..0].as_ptr_range()
-    }
-}
-
-/// Converts one block (aligned input and output) in pieces, each preceded by the prefetch of the
-/// matching part of `ahead`, so that the loads of the next block overlap the arithmetic of this
-/// one rather than queueing in one burst.
-fn convert_pieces(
-    kernel: &dyn Kernel,
-    input: &[u8],
-    output: &mut [u8],
-    ahead: &Range<*const u8>,
-) -> Result<(), ElementFault> {
-    let (in_size, out_size) = kernel.sizes();
-    let ahead_len = ahead.end as usize - ahead.start as usize;
-    if ahead_len == 0 {
-        return kernel.convert(input, output);
-    }
-    let elements = input.len() / in_size;
-    let piece = (PIECE_BYTES / in_size).clamp(1, BLOCK);
-    for first in (0..elements).step_by(piece) {
-        let last = (first + piece).min(elements);
-        let from = (first * in_size).min(ahead_len);
-        let to = (last * in_size).min(ahead_len);
-        super::simd::prefetch(ahead.start.wrapping_add(from)..ahead.start.wrapping_add(to));
-        kernel
-            .convert(
-                &input[first * in_size..last * in_size],
-                &mut output[first * out_size..last * out_size],
-            )
-            .map_err(|f| f.offset(first))?;
-    }
     Ok(())
 }
 

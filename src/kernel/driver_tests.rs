@@ -2,7 +2,7 @@
 //! agree, and the first faulty element is reported by its index in the chunk.
 
 use super::*;
-use crate::error::FaultKind;
+use crate::fault::FaultKind;
 use crate::kernel::Typed;
 use crate::numeric::Value;
 

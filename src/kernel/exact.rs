@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::Kernel;
-use crate::error::{ElementFault, Fault};
+use crate::fault::{ElementFault, Fault};
 use crate::numeric::{NumericType, decode, element_bits, write_element_bits};
 
 /// An element function: from the bits of an input element to the bits of its output.

@@ -21,7 +21,7 @@ use std::cell::RefCell;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use crate::error::ElementFault;
+use crate::fault::ElementFault;
 use crate::numeric::Storage;
 
 /// Elements per block: large enough to amortise per-block work, small enough that a block of

@@ -94,28 +94,6 @@ unsafe fn avx512<V: Vectorized>(loops: V) -> V::Output {
     loops.run()
 }
 
-/// Asks the CPU to start loading the bytes at `addresses` into its caches (one hint per 64-byte
-/// line). Nothing is read: a prefetch hint never faults, whatever the address.
-#[inline]
-pub(crate) fn prefetch(addresses: std::ops::Range<*const u8>) {
-    let (start, len) = (
-        addresses.start,
-        addresses.end as usize - addresses.start as usize,
-    );
-    #[cfg(target_arch = "x86_64")]
-    for offset in (0..len).step_by(64) {
-        // SAFETY: SSE is part of the x86_64 baseline; a prefetch hint neither faults nor changes
-        // anything the program can observe, for any address.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                start.wrapping_add(offset).cast(),
-            );
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (start, len);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! Kernels element by element, for the tests against the reference model.
 
 use super::{BLOCK, Kernel};
-use crate::error::Fault;
+use crate::fault::Fault;
 use crate::numeric::element_bits;
 
 /// The result of every element of `bytes` on its own: its output bits or its fault. Blocks go

@@ -13,7 +13,7 @@ use num_traits::AsPrimitive;
 
 use crate::Direction;
 use crate::cast_value::element::ElementCast;
-use crate::error::ElementFault;
+use crate::fault::ElementFault;
 use crate::kernel::simd::{Isa, Vectorized};
 use crate::kernel::{Kernel, Typed};
 use crate::numeric::{HwFloat, IntStorage, NumericType, RoundingMode, Value, encode};
@@ -172,10 +172,10 @@ where
     let bits = |value: Value, t: NumericType| {
         encode(value, t.kind(), RoundingMode::NearestEven, None).ok()
     };
-    let entry = match cast.map.first() {
-        Some(entry) => Some((S::from_bits(entry.key_bits), F::from_bits(entry.value_bits))),
-        None => None,
-    };
+    let entry = cast
+        .map
+        .first()
+        .map(|entry| (S::from_bits(entry.key_bits), F::from_bits(entry.value_bits)));
     let parameter = |value: Option<Value>, identity: F| match value {
         Some(v) => bits(v, cast.to).map(F::from_bits),
         None => Some(identity),

@@ -43,12 +43,12 @@ use crate::{CastValueCodec, ScaleOffsetCodec};
 /// #   ]
 /// # }"#)?;
 /// # let array = Array::new_with_metadata(store, "/", metadata)?;
-/// # array.store_array_subset(&[0..6, 0..6], vec![0.25f64; 36])?;
+/// # array.store_array_subset(&[0..6, 0..6], vec![0.5f64; 36])?;
 /// let reader = FusedReader::new(&array);
 /// assert!(reader.is_fused());
 /// let mut values = vec![0.0f64; 16]; // reused from read to read
 /// reader.retrieve_array_subset_into(&ArraySubset::new_with_ranges(&[2..6, 2..6]), &mut values)?;
-/// assert_eq!(values[0], 0.25);
+/// assert_eq!(values[0], 0.5);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct FusedReader<'a, TStorage: ?Sized> {
@@ -225,7 +225,7 @@ fn convert_run(
     kernel: &dyn Kernel,
     input: &[u8],
     output: &mut [u8],
-) -> Result<(), crate::error::ElementFault> {
+) -> Result<(), crate::fault::ElementFault> {
     let (in_size, out_size) = kernel.sizes();
     let aligned =
         input.as_ptr().align_offset(in_size) == 0 && output.as_ptr().align_offset(out_size) == 0;

@@ -16,7 +16,7 @@ use super::{ScaleOffsetCodecConfiguration, ScaleOffsetCodecConfigurationV1, Scal
 use crate::Direction;
 use crate::binding::Binding;
 use crate::checks::{InputError, check_fill_size, check_length, impl_codec_traits};
-use crate::error::{Fault, FaultKind};
+use crate::fault::{Fault, FaultKind};
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};
 use crate::numeric::{
@@ -83,6 +83,29 @@ fn check_parameter(field: &'static str, json: &FillValueMetadata) -> Result<(), 
 }
 
 impl ScaleOffsetCodec {
+    /// Creates a `scale_offset` codec subtracting `offset` and multiplying by `scale` when
+    /// encoding: numbers, or any scalar of the fill-value encoding (`"0x..."` hex strings).
+    ///
+    /// ```rust
+    /// use zarrs_scale_offset_cast::ScaleOffsetCodec;
+    /// let reflectance = ScaleOffsetCodec::new(-0.1, 10000)?;
+    /// # Ok::<(), zarrs_scale_offset_cast::ScaleOffsetError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Returns a [`ScaleOffsetError`] if a parameter is not a scalar, or is not finite, or the
+    /// scale is zero. Whether they are values of the data type is checked when the codec meets it.
+    pub fn new(
+        offset: impl Into<FillValueMetadata>,
+        scale: impl Into<FillValueMetadata>,
+    ) -> Result<Self, ScaleOffsetError> {
+        let configuration = ScaleOffsetCodecConfigurationV1 {
+            offset: Some(offset.into()),
+            scale: Some(scale.into()),
+        };
+        Self::from_configuration(ScaleOffsetCodecConfiguration::V1(configuration).into())
+    }
+
     /// Creates a `scale_offset` codec from a configuration.
     ///
     /// # Errors
@@ -186,7 +209,7 @@ impl ScaleOffsetCodec {
         match (fault.kind, direction) {
             (FaultKind::InvalidEncoding, _) => format!(
                 "its byte {:#04x} is not a {t} encoding ({t} has {} value bits; the others must be {})",
-                crate::error::encoding_byte(value),
+                crate::fault::encoding_byte(value),
                 t.bits(),
                 if t.is_integer() {
                     "a sign extension of its value bits"

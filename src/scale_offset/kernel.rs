@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use super::arithmetic::{Parameters, decode_element, encode_element};
 use crate::Direction;
-use crate::error::{ElementFault, Fault};
+use crate::fault::{ElementFault, Fault};
 use crate::kernel::exact::Exact;
 use crate::kernel::lut::lut;
 use crate::kernel::simd::{Isa, Vectorized};

@@ -1,7 +1,7 @@
 //! The float kernels: in-place conversion, the safe magnitude, and the guard of the encode.
 
 use super::*;
-use crate::error::FaultKind;
+use crate::fault::FaultKind;
 
 fn bits(values: &[f64]) -> Vec<u64> {
     values.iter().map(|x| x.to_bits()).collect()

@@ -85,37 +85,15 @@ fn rounding_thresholds<C: HwFloat>(mode: RoundingMode, lo: C, hi: C) -> (C, C) {
     }
 }
 
-/// The step from the nearest-even integer `n` of `c` to `c` rounded by a directed mode: -1, 0 or
-/// 1, as two's complement bits.
-#[expect(
-    clippy::inline_always,
-    reason = "inlined into each instruction set's copy of the loop"
-)]
-#[expect(
-    clippy::needless_bitwise_bool,
-    reason = "no branches in a loop meant to vectorise"
-)]
-#[inline(always)]
-fn adjustment<C: HwFloat>(mode: Directed, c: C, n: C) -> u64 {
-    let zero = C::zero();
-    let positive = c > zero;
-    let down = (n > c) & (mode.towards_negative | (mode.towards_zero & positive));
-    let up = (n < c) & (mode.towards_positive | (mode.towards_zero & (c < zero)));
-    // A tie (c - n is exact) rounded to even towards zero goes the other way.
-    let tie = mode.nearest_away & ((c - n).abs() == C::HALF) & (n.abs() < c.abs());
-    let step = u64::from(up | (tie & positive));
-    let back = u64::from(down | (tie & !positive));
-    step.wrapping_sub(back)
-}
-
 /// A float → integer fast path for targets of up to 32 bits, written as bits `W` and computed in
 /// the float `C`.
 #[derive(Debug)]
 pub(crate) struct FloatToInt<F, W, C> {
     rounding: RoundingMode,
     out_of_range: Option<OutOfRangeMode>,
-    /// The output for NaN, when `scalar_map` has an entry for it.
-    nan: Option<W>,
+    /// The output for NaN, when `scalar_map` has an entry for it, as a value of `C` (integers of
+    /// at most 32 bits are exact in it), so that NaN is replaced before the conversion.
+    nan: Option<C>,
     /// The target's bounds, exactly.
     lo: C,
     hi: C,
@@ -139,7 +117,7 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
             // Wrapping is exact below this magnitude.
             Some(OutOfRangeMode::Wrap) => {
                 let limit = C::MAGIC / (C::one() + C::one() + C::one());
-                (-limit, limit)
+                (-limit, limit.next_down())
             }
             // With `clamp`, only the infinities; without a mode, the values that do not round
             // into the range.
@@ -149,7 +127,16 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         Self {
             rounding,
             out_of_range,
-            nan: nan.map(W::from_bits),
+            nan: nan.map(|bits| {
+                // The target's bits, sign-extended for signed targets.
+                let unused = 64 - to.bits;
+                let value = if to.signed {
+                    (i128::from(bits.cast_signed() << unused)) >> unused
+                } else {
+                    i128::from((bits << unused) >> unused)
+                };
+                towards_zero(integer_value(value))
+            }),
             lo,
             hi,
             below,
@@ -159,7 +146,8 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         }
     }
 
-    /// The loop, for `nearest-even` (`mode` `None`) or a directed mode.
+    /// The loop, for `nearest-even` (`mode` `None`) or a directed mode, with or without
+    /// wrapping (`WRAP`, a constant so that each gets a loop of its own).
     ///
     /// It holds no run-time condition on elements: every element is converted and NaN replaced by
     /// the `scalar_map` output (or 0, undecided then); what is undecided is the elements outside
@@ -169,38 +157,51 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         reason = "called with a constant mode, which must fold into one loop per mode"
     )]
     #[inline(always)]
-    fn run(&self, mode: Option<Directed>, input: &[F], output: &mut [W]) -> bool
+    fn run<const WRAP: bool, const SYMMETRIC: bool>(
+        &self,
+        mode: Option<Directed>,
+        input: &[F],
+        output: &mut [W],
+    ) -> bool
     where
         F: AsPrimitive<C>,
     {
         let (lo, hi, below, above) = (self.lo, self.hi, self.below, self.above);
-        let wrapping = self.out_of_range == Some(OutOfRangeMode::Wrap);
-        let (nan, wrap) = (self.nan.unwrap_or_default(), self.wrap);
+        let nan = self.nan.unwrap_or_else(C::zero);
+        let wrap = self.wrap;
         let (mut outside, mut any_nan) = (false, false);
-        // The integer nearest `c` in the mode, as the low bits of a float's encoding.
+        // The integer `c` rounds to, as the low bits of a float's encoding: adding `M` rounds to
+        // nearest-even; a directed mode rounds first (exactly, to an integral float).
         let integer = |c: C| {
-            let sum = c + C::MAGIC;
-            let bits = Storage::to_bits(sum);
-            match mode {
-                None => bits,
-                Some(mode) => bits.wrapping_add(adjustment(mode, c, sum - C::MAGIC)),
-            }
+            let c = match mode {
+                None => c,
+                Some(mode) => round_to_integral_directed(c, mode),
+            };
+            Storage::to_bits(c + C::MAGIC)
         };
         for (&x, y) in input.iter().zip(output.iter_mut()) {
             let w: C = x.as_();
-            let converted = if wrapping {
-                let small = w.abs() < above;
-                wrap.apply(W::from_bits(integer(if small { w } else { C::zero() })))
-            } else {
-                // Clamped by selects, which also send NaN to `lo`.
-                let c = if w > lo { w } else { lo };
-                let c = if c < hi { c } else { hi };
-                W::from_bits(integer(c))
-            };
             let is_nan = w.is_nan();
-            *y = if is_nan { nan } else { converted };
-            outside |= w < below;
-            outside |= w > above;
+            let c = if WRAP {
+                // Exact up to `above`; larger magnitudes are undecided.
+                if w.abs() <= above { w } else { C::zero() }
+            } else {
+                // Clamped by selects (NaN goes to `lo`, and is replaced next).
+                let c = if w > lo { w } else { lo };
+                if c < hi { c } else { hi }
+            };
+            // NaN is replaced before the conversion, in the float lanes.
+            let c = if is_nan { nan } else { c };
+            let bits = W::from_bits(integer(c));
+            *y = if WRAP { wrap.apply(bits) } else { bits };
+            // Symmetric bounds (wrapping, and clamping, where only the infinities are left
+            // undecided) need one comparison per element.
+            if SYMMETRIC {
+                outside |= w.abs() > above;
+            } else {
+                outside |= w < below;
+                outside |= w > above;
+            }
             any_nan |= is_nan;
         }
         outside || (any_nan && self.nan.is_none())
@@ -222,9 +223,18 @@ where
     )]
     #[inline(always)]
     fn convert(&self, input: &[F], output: &mut [W]) -> bool {
-        match self.rounding {
-            RoundingMode::NearestEven => self.run(None, input, output),
-            mode => self.run(Some(Directed::new(mode)), input, output),
+        let directed = Some(Directed::new(self.rounding));
+        match (self.rounding, self.out_of_range) {
+            (RoundingMode::NearestEven, None) => self.run::<false, false>(None, input, output),
+            (RoundingMode::NearestEven, Some(OutOfRangeMode::Clamp)) => {
+                self.run::<false, true>(None, input, output)
+            }
+            (RoundingMode::NearestEven, Some(OutOfRangeMode::Wrap)) => {
+                self.run::<true, true>(None, input, output)
+            }
+            (_, None) => self.run::<false, false>(directed, input, output),
+            (_, Some(OutOfRangeMode::Clamp)) => self.run::<false, true>(directed, input, output),
+            (_, Some(OutOfRangeMode::Wrap)) => self.run::<true, true>(directed, input, output),
         }
     }
 }
