@@ -3,8 +3,8 @@
 //!
 //! `scale_offset` maps a reflectance `r` to `(r + 0.1) * 10000` (offset -0.1, scale 10000) and
 //! `cast_value` rounds that to uint16, mapping NaN (no data) to 0 and back. The array goes to a
-//! filesystem store, is reopened by path, and the example prints the stored size and the largest
-//! error against the input.
+//! filesystem store, is reopened by path and read with the fused read path, and the example prints
+//! where it is, its stored size and the largest error against the input.
 //!
 //! Run with `cargo run --release --example reflectance [PATH]` (default: a folder in the temporary
 //! directory).
@@ -12,9 +12,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use zarrs::array::{Array, ArrayMetadata};
+use zarrs::array::codec::ZstdCodec;
+use zarrs::array::{Array, ArrayBuilder, ArraySubset, data_type};
 use zarrs::filesystem::FilesystemStore;
-use zarrs_scale_offset_cast as _;
+use zarrs_scale_offset_cast::{
+    CastValueCodec, CastValueOutOfRangeMode, FusedReader, ScaleOffsetCodec,
+};
 
 const SIZE: u64 = 2048;
 const CHUNK: u64 = 512;
@@ -64,38 +67,37 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::remove_dir_all(&path)?;
     }
 
-    // The array metadata, as a Sentinel-2 reflectance band might declare it.
-    let metadata: ArrayMetadata = serde_json::from_value(serde_json::json!({
-        "zarr_format": 3,
-        "node_type": "array",
-        "shape": [SIZE, SIZE],
-        "data_type": "float64",
-        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [CHUNK, CHUNK]}},
-        "chunk_key_encoding": {"name": "default"},
-        "fill_value": "NaN",
-        "codecs": [
-            {"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}},
-            {"name": "cast_value", "configuration": {
-                "data_type": "uint16",
-                "rounding": "nearest-even",
-                "out_of_range": "clamp",
-                "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}
-            }},
-            {"name": "bytes", "configuration": {"endian": "little"}},
-            {"name": "zstd", "configuration": {"level": 5, "checksum": false}}
-        ],
-        "dimension_names": ["y", "x"]
-    }))?;
+    // The array as a Sentinel-2 reflectance band might declare it: float64 values stored as
+    // uint16 steps of 1e-4 from -0.1, no data (NaN) as 0, compressed with zstd.
     let store = Arc::new(FilesystemStore::new(&path)?);
-    let array = Array::new_with_metadata(store, "/", metadata)?;
+    let array = ArrayBuilder::new(
+        vec![SIZE, SIZE],
+        vec![CHUNK, CHUNK],
+        data_type::float64(),
+        f64::NAN,
+    )
+    .array_to_array_codecs(vec![
+        Arc::new(ScaleOffsetCodec::new(-0.1, 10000)?),
+        Arc::new(
+            CastValueCodec::builder(data_type::uint16())
+                .out_of_range(CastValueOutOfRangeMode::Clamp)
+                .map(f64::NAN, 0u16)
+                .build()?,
+        ),
+    ])
+    .bytes_to_bytes_codecs(vec![Arc::new(ZstdCodec::new(5, false))])
+    .dimension_names(["y", "x"].into())
+    .build(store, "/")?;
     zarrs_scale_offset_cast::validate_array(&array)?;
     array.store_metadata()?;
     let input = scene();
-    array.store_array_subset(&[0..SIZE, 0..SIZE], input.clone())?;
+    array.store_array_subset(&[0..SIZE, 0..SIZE], input.as_slice())?;
 
-    // Reopen by path, as another program would.
+    // Reopen by path, as another program would, and read it all into a buffer.
     let reopened = Array::open(Arc::new(FilesystemStore::new(&path)?), "/")?;
-    let output: Vec<f64> = reopened.retrieve_array_subset(&[0..SIZE, 0..SIZE])?;
+    let mut output = vec![0.0f64; input.len()];
+    FusedReader::new(&reopened)
+        .retrieve_array_subset_into(&ArraySubset::new_with_shape(vec![SIZE, SIZE]), &mut output)?;
 
     let mut largest_error = 0.0f64;
     let mut no_data = 0;
@@ -109,11 +111,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let raw = SIZE * SIZE * 8;
     let stored = stored_bytes(&path)?;
+    println!("wrote {SIZE} x {SIZE} float64 reflectances in {CHUNK} x {CHUNK} chunks to");
+    println!("  {}", path.display());
     println!(
-        "array:          {} ({SIZE} x {SIZE} float64, {CHUNK} x {CHUNK} chunks)",
-        path.display()
+        "codecs:         scale_offset(-0.1, 10000) -> cast_value(uint16, NaN <-> 0, clamp) -> bytes -> zstd"
     );
-    println!("codecs:         scale_offset(-0.1, 10000) -> cast_value(uint16) -> bytes -> zstd");
     println!("raw size:       {raw} bytes");
     println!(
         "stored size:    {stored} bytes ({:.1}% of raw)",

@@ -54,6 +54,7 @@ mod checks;
 mod error;
 mod fault;
 mod fill;
+pub mod inspect;
 mod kernel;
 mod numeric;
 mod read;

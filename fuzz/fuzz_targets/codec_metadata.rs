@@ -1,14 +1,17 @@
 //! Arbitrary codec metadata, data type, shape, fill value and bytes through the codec traits, as
 //! another crate building its own pipeline would call them: nothing panics, and an encode that
 //! succeeds decodes again with the same codec.
+//!
+//! An input is the codec metadata as JSON text, a newline, then bytes: the data type (an index
+//! into `TYPES`), the concurrency, the number of dimensions and one byte per dimension, the length
+//! of the fill value and its bytes, and the chunk's bytes (so that seeds can be written by hand).
 
 #![no_main]
 
 use std::num::NonZeroU64;
 
-use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use zarrs::array::codec::api::{ArrayCodecTraits, Codec};
+use zarrs::array::codec::api::Codec;
 use zarrs::array::{ArrayBytes, CodecOptions, DataType, FillValue};
 use zarrs::metadata::v3::MetadataV3;
 use zarrs_scale_offset_cast as _;
@@ -21,35 +24,43 @@ const TYPES: [&str; 30] = [
     "uint64",
 ];
 
-#[derive(Arbitrary, Debug)]
-struct Input {
-    /// The codec metadata, as JSON text (often invalid).
-    metadata: String,
-    data_type: u8,
-    shape: Vec<u64>,
-    fill: Vec<u8>,
-    bytes: Vec<u8>,
-    concurrency: u8,
+/// Takes the next byte (0 when none is left).
+fn take(bytes: &mut &[u8]) -> u8 {
+    let (first, rest) = bytes.split_first().unwrap_or((&0, &[]));
+    *bytes = rest;
+    *first
 }
 
-fuzz_target!(|input: Input| {
-    let Ok(metadata) = serde_json::from_str::<MetadataV3>(&input.metadata) else {
+fuzz_target!(|input: &[u8]| {
+    let split = input.iter().position(|&b| b == b'\n').unwrap_or(input.len());
+    let (json, mut rest) = (&input[..split], input.get(split + 1..).unwrap_or(&[]));
+    let Ok(metadata) = serde_json::from_slice::<MetadataV3>(json) else {
         return;
     };
     let Ok(Codec::ArrayToArray(codec)) = Codec::from_metadata(&metadata) else {
         return;
     };
-    let name = TYPES[usize::from(input.data_type) % TYPES.len()];
+    let name = TYPES[usize::from(take(&mut rest)) % TYPES.len()];
     let Ok(data_type) = DataType::from_metadata(&MetadataV3::new(name)) else {
         return;
     };
-    let shape: Vec<NonZeroU64> = input.shape.iter().take(4).filter_map(|&d| NonZeroU64::new(d)).collect();
-    let fill = FillValue::new(input.fill.clone());
-    let options = CodecOptions::default().with_concurrent_target(usize::from(input.concurrency % 4) + 1);
+    let concurrency = usize::from(take(&mut rest) % 4) + 1;
+    let dimensions = take(&mut rest) % 4;
+    // A dimension byte of 255 stands for a huge extent, so that element counts can overflow.
+    let shape: Vec<NonZeroU64> = (0..dimensions)
+        .filter_map(|_| match take(&mut rest) {
+            255 => NonZeroU64::new(u64::MAX / 3),
+            d => NonZeroU64::new(u64::from(d)),
+        })
+        .collect();
+    let fill_len = usize::from(take(&mut rest) % 10).min(rest.len());
+    let fill = FillValue::new(rest[..fill_len].to_vec());
+    let rest = &rest[fill_len..];
+    let options = CodecOptions::default().with_concurrent_target(concurrency);
     let _ = codec.encoded_data_type(&data_type);
     let _ = codec.encoded_fill_value(&data_type, &fill);
     let _ = codec.recommended_concurrency(&shape, &data_type);
-    let bytes = ArrayBytes::new_flen(input.bytes.clone());
+    let bytes = ArrayBytes::new_flen(rest.to_vec());
     let _ = codec.decode(bytes.clone(), &shape, &data_type, &fill, &options);
     if let Ok(encoded) = codec.encode(bytes, &shape, &data_type, &fill, &options) {
         let decoded = codec.decode(encoded, &shape, &data_type, &fill, &options);

@@ -112,7 +112,11 @@ fn same(t: (&str, usize, u32, bool, bool), a: u64, b: u64) -> bool {
         "float32" => f32::from_bits(bits as u32).is_nan(),
         "float16" => (bits & 0x7c00) == 0x7c00 && bits & 0x3ff != 0,
         "bfloat16" => (bits & 0x7f80) == 0x7f80 && bits & 0x7f != 0,
-        "float8_e4m3" => bits & 0x7f == 0x7f,
+        "float8_e3m4" => (bits & 0x70) == 0x70 && bits & 0x0f != 0,
+        "float8_e4m3" => (bits & 0x78) == 0x78 && bits & 0x07 != 0,
+        "float8_e5m2" => (bits & 0x7c) == 0x7c && bits & 0x03 != 0,
+        "float8_e4m3b11fnuz" | "float8_e4m3fnuz" | "float8_e5m2fnuz" => bits & 0xff == 0x80,
+        "float8_e8m0fnu" => bits & 0xff == 0xff,
         _ => false,
     };
     a == b || (nan(a) && nan(b))

@@ -83,7 +83,7 @@ impl CastValueCodec {
         })
     }
 
-    /// A builder of a cast to `data_type` (see [`CastValueCodecBuilder`]).
+    /// A builder of a cast to `data_type` (see [`CastValueCodecBuilder`](super::CastValueCodecBuilder)).
     #[must_use]
     pub fn builder(data_type: DataType) -> super::CastValueCodecBuilder {
         super::CastValueCodecBuilder::new(data_type)

@@ -10,7 +10,7 @@ mod scalar;
 mod storage;
 mod value;
 
-pub(crate) use convert::{OutOfRangeMode, decode, encode, exact_f64};
+pub(crate) use convert::{OutOfRangeMode, decode, encode, exact_f64, twos_complement_bits};
 pub(crate) use family::{Bits, FloatInput, IntStorage, MapInput, Wrap};
 pub(crate) use float_format::FloatFormat;
 pub(crate) use hw_float::{HwFloat, round_to_integral, round_to_integral_directed};

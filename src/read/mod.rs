@@ -23,7 +23,7 @@ use crate::kernel::{BLOCK, Chain, Kernel, driver};
 use crate::{CastValueCodec, ScaleOffsetCodec};
 
 /// Reads array subsets into a caller's buffer, fusing the decode of `scale_offset` and
-/// `cast_value` into one pass where the codec chain allows (see the [module](self) docs).
+/// `cast_value` into one pass where the codec chain allows.
 ///
 /// ```rust
 /// # use std::sync::Arc;

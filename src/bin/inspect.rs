@@ -1,0 +1,146 @@
+//! `inspect PATH`: every Zarr V3 array under PATH (an array, or a group and everything below it)
+//! on a filesystem: its codec chain with the data type and fill value after each codec, what
+//! `validate_array` says, and for arrays that use `scale_offset` or `cast_value`, the minimum,
+//! maximum, NaN count and largest quantisation step of the decoded values.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use zarrs::array::Array;
+use zarrs::filesystem::FilesystemStore;
+use zarrs_scale_offset_cast::inspect::{Report, inspect_array};
+
+/// Arrays with more chunks than this show a progress bar while their values are read.
+const PROGRESS_MIN_CHUNKS: u64 = 8;
+
+/// The node type of the `zarr.json` in `folder`, if there is one.
+fn node_type(folder: &Path) -> Result<Option<String>, String> {
+    let path = folder.join("zarr.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    let json: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(json["node_type"].as_str().map(str::to_string))
+}
+
+/// The arrays under `root` (itself, if it is one), as folders relative to it.
+fn arrays(root: &Path) -> Result<Vec<PathBuf>, String> {
+    match node_type(root)?.as_deref() {
+        Some("array") => Ok(vec![PathBuf::new()]),
+        Some("group") => {
+            let mut found = Vec::new();
+            let mut folders = vec![PathBuf::new()];
+            while let Some(folder) = folders.pop() {
+                let mut entries: Vec<_> = std::fs::read_dir(root.join(&folder))
+                    .map_err(|e| format!("{}: {e}", root.join(&folder).display()))?
+                    .filter_map(Result::ok)
+                    .filter(|entry| entry.path().is_dir())
+                    .map(|entry| folder.join(entry.file_name()))
+                    .collect();
+                entries.sort();
+                for child in entries.into_iter().rev() {
+                    match node_type(&root.join(&child))?.as_deref() {
+                        Some("array") => found.push(child),
+                        Some("group") => folders.push(child),
+                        _ => {}
+                    }
+                }
+            }
+            found.sort();
+            Ok(found)
+        }
+        Some(other) => Err(format!("{}: unknown node_type {other:?}", root.display())),
+        None => Err(format!(
+            "{} is not a Zarr V3 array or group (it has no zarr.json)",
+            root.display()
+        )),
+    }
+}
+
+fn print(path: &Path, array: &Array<FilesystemStore>, report: &Report) {
+    println!(
+        "{}  shape {:?}  {} (fill {})",
+        if path.as_os_str().is_empty() {
+            Path::new("/")
+        } else {
+            path
+        }
+        .display(),
+        array.shape(),
+        report.data_type,
+        report.fill_value
+    );
+    for step in &report.steps {
+        match (&step.data_type, &step.fill_value) {
+            (Some(data_type), Some(fill)) => {
+                println!("  -> {}  =>  {data_type} (fill {fill})", step.codec);
+            }
+            _ => println!("  -> {}", step.codec),
+        }
+    }
+    match &report.validation {
+        Ok(()) => println!("  validate_array: ok"),
+        Err(error) => println!("  validate_array: {error}"),
+    }
+    if let Some(s) = &report.statistics {
+        let show = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v}"));
+        println!(
+            "  decoded: {} elements, min {}, max {}, NaN {}, largest quantisation step {}",
+            s.elements,
+            show(s.min),
+            show(s.max),
+            s.nan,
+            show(s.largest_step)
+        );
+    }
+}
+
+fn run(root: &Path) -> Result<(), String> {
+    let arrays = arrays(root)?;
+    let store = Arc::new(FilesystemStore::new(root).map_err(|e| e.to_string())?);
+    for path in arrays {
+        let node = format!("/{}", path.to_string_lossy());
+        let array = Array::open(store.clone(), &node).map_err(|e| format!("{node}: {e}"))?;
+        let chunks: u64 = array.chunk_grid_shape().iter().product();
+        let bar = if chunks > PROGRESS_MIN_CHUNKS {
+            let bar = ProgressBar::new(chunks);
+            bar.set_style(
+                ProgressStyle::with_template("  reading {bar:40} {pos}/{len} chunks ({eta})")
+                    .map_err(|e| e.to_string())?,
+            );
+            Some(bar)
+        } else {
+            None
+        };
+        let report = inspect_array(&array, &mut |done, _| {
+            if let Some(bar) = &bar {
+                bar.set_position(done);
+            }
+        })
+        .map_err(|e| format!("{node}: {e}"))?;
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
+        print(&path, &array, &report);
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    // Naming the crate keeps its codec registrations (see the crate's documentation).
+    zarrs_scale_offset_cast::register();
+    let Some(root) = std::env::args_os().nth(1) else {
+        eprintln!("usage: inspect PATH (a Zarr V3 array or group on a filesystem)");
+        return ExitCode::from(2);
+    };
+    match run(Path::new(&root)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("inspect: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! `inspect_array` on every zarr-python fixture: the chain step by step, validation, and the
+//! statistics of the decoded values, against the fixtures' manifest.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use common::json_f64;
+use serde_json::Value as Json;
+use zarrs::array::Array;
+use zarrs::filesystem::FilesystemStore;
+use zarrs_scale_offset_cast::inspect::inspect_array;
+
+fn codec_count(codecs: &Json) -> usize {
+    codecs.as_array().unwrap().len()
+}
+
+#[test]
+fn every_fixture_is_inspected_with_the_manifest_statistics() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/interop");
+    let manifest: Json =
+        serde_json::from_str(&std::fs::read_to_string(root.join("manifest.json")).unwrap())
+            .unwrap();
+    let (mut arrays, mut with_statistics) = (0, 0);
+    for case in manifest["cases"].as_array().unwrap() {
+        let id = case["id"].as_str().unwrap();
+        let store =
+            Arc::new(FilesystemStore::new(root.join(case["path"].as_str().unwrap())).unwrap());
+        let array = Array::open(store, "/").unwrap();
+        let mut calls = 0;
+        let report = inspect_array(&array, &mut |done, total| {
+            calls += 1;
+            assert!(done <= total);
+        })
+        .unwrap();
+        arrays += 1;
+        assert_eq!(report.steps.len(), codec_count(&case["codecs"]), "{id}");
+        assert_eq!(report.validation, Ok(()), "{id}");
+        assert_eq!(
+            report.data_type,
+            case["data_type"].as_str().unwrap(),
+            "{id}"
+        );
+        let statistics = report
+            .statistics
+            .unwrap_or_else(|| panic!("{id}: no statistics"));
+        with_statistics += 1;
+        let values: Vec<f64> = case["expected_values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                if v.is_number() || v.is_string() {
+                    json_f64(v)
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect();
+        assert_eq!(statistics.elements, values.len() as u64, "{id}");
+        let nan = values.iter().filter(|v| v.is_nan()).count() as u64;
+        assert_eq!(statistics.nan, nan, "{id}");
+        let numbers: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
+        let min = numbers.iter().copied().reduce(f64::min);
+        let max = numbers.iter().copied().reduce(f64::max);
+        // Equal, infinities included, or within rounding of the decimal statistics.
+        #[expect(clippy::float_cmp, reason = "infinities compare equal only exactly")]
+        let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => a == b || (a - b).abs() <= 1e-9 * a.abs().max(1.0),
+            (a, b) => a == b,
+        };
+        assert!(
+            close(statistics.min, min),
+            "{id}: min {:?} vs {min:?}",
+            statistics.min
+        );
+        assert!(
+            close(statistics.max, max),
+            "{id}: max {:?} vs {max:?}",
+            statistics.max
+        );
+        assert!(calls > 0, "{id}");
+        if id == "spec-f64-u8-nan-map" {
+            // scale 0.1 into uint8: the stored steps are 10 apart.
+            assert_eq!(statistics.largest_step, Some(10.0));
+        }
+    }
+    println!("inspect: {arrays} arrays, {with_statistics} with statistics");
+    assert_eq!(arrays, 44);
+    assert_eq!(with_statistics, 44);
+}
