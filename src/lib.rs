@@ -56,7 +56,9 @@ mod fault;
 mod fill;
 pub mod inspect;
 mod kernel;
+pub mod migrate;
 mod numeric;
+pub mod quantize;
 mod read;
 #[cfg(test)]
 #[path = "../tests/reference/mod.rs"]

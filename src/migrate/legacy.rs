@@ -1,0 +1,216 @@
+//! The legacy `numcodecs.fixedscaleoffset` codec: its configuration, numcodecs' own decoding (the
+//! oracle the migration is checked against), and the codecs that replace it.
+
+use half::f16;
+use serde_json::{Value, json};
+
+use super::MigrateError;
+
+/// The data types the migration handles: float arrays stored as integers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Float {
+    Float16,
+    Float32,
+    Float64,
+}
+
+/// A `numcodecs.fixedscaleoffset` configuration (offset and scale as numcodecs reads them: as
+/// Python floats, i.e. float64).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Legacy {
+    pub(super) offset: f64,
+    pub(super) scale: f64,
+    pub(super) dtype: Float,
+    /// The Zarr V3 name of the integer type the values are stored as.
+    pub(super) astype: &'static str,
+}
+
+/// The Zarr V3 name of a Zarr V2 (`NumPy`) data type string, without its byte order.
+fn v2_type(name: &str) -> Option<&'static str> {
+    let bare = name.trim_start_matches(['<', '|', '=']);
+    Some(match bare {
+        "f2" => "float16",
+        "f4" => "float32",
+        "f8" => "float64",
+        "i1" => "int8",
+        "i2" => "int16",
+        "i4" => "int32",
+        "i8" => "int64",
+        "u1" => "uint8",
+        "u2" => "uint16",
+        "u4" => "uint32",
+        "u8" => "uint64",
+        _ => return None,
+    })
+}
+
+impl Legacy {
+    /// Reads a configuration (`offset`, `scale`, `dtype`, `astype`).
+    pub(super) fn new(configuration: &Value) -> Result<Self, MigrateError> {
+        let unsupported = |reason: String| MigrateError::Unsupported(reason);
+        let number = |field: &str| {
+            configuration[field]
+                .as_f64()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| {
+                    unsupported(format!(
+                        "{field} {} is not a finite number",
+                        configuration[field]
+                    ))
+                })
+        };
+        let (offset, scale) = (number("offset")?, number("scale")?);
+        if scale == 0.0 {
+            return Err(unsupported("scale is 0".into()));
+        }
+        let text = |field: &str| {
+            configuration[field]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let (dtype, astype) = (text("dtype"), text("astype"));
+        let dtype = match v2_type(&dtype) {
+            Some("float16") => Float::Float16,
+            Some("float32") => Float::Float32,
+            Some("float64") => Float::Float64,
+            _ => {
+                return Err(unsupported(format!(
+                    "dtype {dtype:?} is not a float type (<f2, <f4, <f8)"
+                )));
+            }
+        };
+        let astype_name = v2_type(&astype)
+            .filter(|n| n.starts_with("int") || n.starts_with("uint"))
+            .ok_or_else(|| unsupported(format!("astype {astype:?} is not an integer type")))?;
+        if astype.starts_with('>') {
+            return Err(unsupported(format!("astype {astype:?} is big-endian")));
+        }
+        Ok(Self {
+            offset,
+            scale,
+            dtype,
+            astype: astype_name,
+        })
+    }
+
+    /// numcodecs' decoding of the stored integer `q`: `q / scale + offset` in float64 (`NumPy`
+    /// divides an integer array by a Python float in float64), then a cast to `dtype` (to
+    /// nearest, overflowing to infinity).
+    pub(super) fn decode(&self, q: i128) -> f64 {
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "NumPy rounds to nearest, as `as` does"
+        )]
+        let x = q as f64 / self.scale + self.offset;
+        match self.dtype {
+            Float::Float64 => x,
+            #[expect(clippy::cast_possible_truncation, reason = "the cast NumPy does")]
+            Float::Float32 => f64::from(x as f32),
+            Float::Float16 => f64::from(f16::from_f64(x)),
+        }
+    }
+
+    /// The codecs that replace the legacy codec: `scale_offset` and `cast_value` with `wrap` as the
+    /// specification's conversion says; for a float32 or float16 array led by a `cast_value` to
+    /// float64, because numcodecs decodes in float64 and only then rounds to the array's type.
+    pub(super) fn codecs(&self) -> Vec<Value> {
+        let mut codecs = Vec::new();
+        if self.dtype != Float::Float64 {
+            codecs.push(json!({"name": "cast_value", "configuration": {
+                "data_type": "float64", "rounding": "nearest-even"}}));
+        }
+        codecs.push(json!({"name": "scale_offset", "configuration": {
+            "offset": self.offset, "scale": self.scale}}));
+        codecs.push(json!({"name": "cast_value", "configuration": {
+            "data_type": self.astype, "rounding": "nearest-even", "out_of_range": "wrap"}}));
+        codecs
+    }
+
+    /// Where the new chain does not do what numcodecs does, for values written from now on.
+    pub(super) fn differences(&self) -> Vec<String> {
+        let mut notes = vec![
+            "new writes round (x - offset) * scale to nearest-even and wrap into the storage type, as numcodecs does".to_string(),
+        ];
+        if self.dtype != Float::Float64 {
+            notes.push(format!(
+                "numcodecs encodes a {} array in its own arithmetic; the new chain encodes in float64, so a new write can store a value one code apart from what numcodecs would (the chunks already written stay as they are and read the same)",
+                self.dtype_name()
+            ));
+        }
+        notes
+    }
+
+    pub(super) fn dtype_name(&self) -> &'static str {
+        match self.dtype {
+            Float::Float16 => "float16",
+            Float::Float32 => "float32",
+            Float::Float64 => "float64",
+        }
+    }
+}
+
+/// The stored integers of `bytes` (elements of the integer type `astype`), in native order.
+pub(super) fn integers(astype: &str, bytes: &[u8]) -> Vec<i128> {
+    macro_rules! read {
+        ($t:ty) => {
+            bytemuck::pod_collect_to_vec::<u8, $t>(bytes)
+                .into_iter()
+                .map(i128::from)
+                .collect()
+        };
+    }
+    match astype {
+        "int8" => read!(i8),
+        "int16" => read!(i16),
+        "int32" => read!(i32),
+        "int64" => read!(i64),
+        "uint8" => read!(u8),
+        "uint16" => read!(u16),
+        "uint32" => read!(u32),
+        _ => read!(u64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Float, Legacy};
+
+    #[expect(clippy::cast_possible_truncation, reason = "the rounding under test")]
+    fn f32_value(x: f64) -> f32 {
+        x as f32
+    }
+
+    #[test]
+    fn configurations_are_read_as_numcodecs_reads_them() {
+        let legacy =
+            Legacy::new(&json!({"offset": -0.1, "scale": 10000, "dtype": "<f8", "astype": "<u2"}))
+                .unwrap();
+        assert_eq!((legacy.offset, legacy.scale), (-0.1, 10000.0));
+        assert_eq!((legacy.dtype, legacy.astype), (Float::Float64, "uint16"));
+        // float64 arithmetic: 4464 / 10000 - 0.1.
+        assert_eq!(
+            legacy.decode(4464).to_bits(),
+            (4464.0f64 / 10000.0 - 0.1).to_bits()
+        );
+        let f32_legacy =
+            Legacy::new(&json!({"offset": 10, "scale": 0.1, "dtype": "<f4", "astype": "|u1"}))
+                .unwrap();
+        assert_eq!(
+            f32_legacy.decode(3).to_bits(),
+            f64::from(f32_value(3.0f64 / 0.1 + 10.0)).to_bits()
+        );
+        assert_eq!(f32_legacy.codecs().len(), 3);
+        for bad in [
+            json!({"offset": 0, "scale": 0, "dtype": "<f8", "astype": "<u2"}),
+            json!({"offset": 0, "scale": 1, "dtype": "<i4", "astype": "<u2"}),
+            json!({"offset": 0, "scale": 1, "dtype": "<f8", "astype": "<f4"}),
+            json!({"offset": 0, "scale": 1, "dtype": "<f8", "astype": ">u2"}),
+            json!({"offset": "x", "scale": 1, "dtype": "<f8", "astype": "<u2"}),
+        ] {
+            assert!(Legacy::new(&bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! Migrating arrays from the legacy `numcodecs.fixedscaleoffset` codec (Zarr V3) or
+//! `fixedscaleoffset` filter (Zarr V2) to `scale_offset` and `cast_value`.
+//!
+//! [`migrate_array`] replaces the legacy codec as the specification's "Conversion to
+//! `scale_offset`" says: a `scale_offset` with the same offset and scale, then a `cast_value` to
+//! the stored integer type with `nearest-even` rounding and `out_of_range: "wrap"`. numcodecs
+//! decodes in float64 and only then rounds to the array's type, so for float32 and float16 arrays
+//! the chain starts with a `cast_value` to float64, which does the same. A Zarr V2 array becomes a
+//! Zarr V3 array with the `v2` chunk key encoding, so its chunks stay where they are.
+//!
+//! Only the metadata is rewritten, and only once every stored chunk is proven to decode through
+//! the new chain to exactly (bit for bit) the values numcodecs decodes it to. The oracle is
+//! numcodecs' own arithmetic (`q / scale + offset` in float64 with offset and scale as float64,
+//! then a cast to the array's type), computed independently of the codecs. A chunk that does not
+//! verify stops the migration before anything is written, with the chunk, the element and both
+//! values.
+//!
+//! zarrs 0.23's own `numcodecs.fixedscaleoffset` reads `offset` and `scale` as float32 and
+//! computes in float32: the report counts the elements it reads differently from numcodecs (and
+//! from the migrated chain).
+
+mod legacy;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use zarrs::array::{Array, ArrayBytes, ArrayError, ArrayMetadata};
+use zarrs::metadata::v2::ArrayMetadataV2;
+use zarrs::node::{NodePath, meta_key_v2_array, meta_key_v2_attributes, meta_key_v3};
+use zarrs::storage::{ReadableWritableListableStorageTraits, StorageError};
+
+use crate::quantize::{chunk_indices, to_f64};
+use legacy::{Legacy, integers};
+
+/// The name of the legacy codec in Zarr V3 metadata.
+pub const LEGACY_NAME: &str = "numcodecs.fixedscaleoffset";
+
+/// What [`migrate_array`] found, and did unless it was a dry run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MigrationReport {
+    /// The array's Zarr format before the migration (2 or 3).
+    pub zarr_format: u8,
+    /// The legacy codec's configuration, as JSON.
+    pub legacy: Value,
+    /// The codecs that replace it, as JSON.
+    pub codecs: Vec<Value>,
+    /// The array's `zarr.json` after the migration.
+    pub metadata: Value,
+    /// The stored chunks checked (chunks never written read the fill value either way).
+    pub chunks: u64,
+    /// The elements of those chunks, all of which decode the same through both.
+    pub elements: u64,
+    /// The elements zarrs' own `numcodecs.fixedscaleoffset` reads differently from numcodecs,
+    /// and the largest difference; or why zarrs cannot open the array with it.
+    pub zarrs_builtin_differences: Result<(u64, f64), String>,
+    /// Where the new chain behaves differently from numcodecs for values written from now on.
+    pub notes: Vec<String>,
+    /// Whether the metadata was rewritten (false for a dry run).
+    pub applied: bool,
+}
+
+/// Why [`migrate_array`] did not migrate an array.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MigrateError {
+    /// The node is not an array with exactly one legacy codec that can be migrated.
+    #[error("migrate: {0}")]
+    Unsupported(String),
+    /// A stored chunk does not decode the same through the new chain.
+    #[error(
+        "migrate: element {element} of chunk {chunk:?} decodes to {numcodecs} in numcodecs but to {new} through the new chain; nothing was changed"
+    )]
+    NotExact {
+        /// The chunk's indices.
+        chunk: Vec<u64>,
+        /// The element's index within the chunk.
+        element: usize,
+        /// numcodecs' value.
+        numcodecs: f64,
+        /// The new chain's value.
+        new: f64,
+    },
+    /// A stored chunk fails to decode through the new chain.
+    #[error(
+        "migrate: chunk {chunk:?} does not decode through the new chain ({reason}); nothing was changed"
+    )]
+    ChunkFails {
+        /// The chunk's indices.
+        chunk: Vec<u64>,
+        /// The decode error.
+        reason: String,
+    },
+    /// The metadata is not valid.
+    #[error("migrate: {0}")]
+    Metadata(String),
+    /// Reading a chunk failed.
+    #[error(transparent)]
+    Array(#[from] ArrayError),
+    /// Reading or writing the store failed.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}
+
+fn metadata_error(error: impl std::fmt::Display) -> MigrateError {
+    MigrateError::Metadata(error.to_string())
+}
+
+/// The array's metadata as Zarr V3 JSON, its Zarr format, and for Zarr V2 the legacy filter's
+/// own configuration (zarrs' conversion reads offset and scale as float32).
+fn read_metadata<TStorage: ?Sized + ReadableWritableListableStorageTraits>(
+    store: &TStorage,
+    node: &NodePath,
+) -> Result<(Value, u8, Option<Value>), MigrateError> {
+    let json = |bytes: &[u8]| serde_json::from_slice::<Value>(bytes).map_err(metadata_error);
+    if let Some(bytes) = store.get(&meta_key_v3(node))? {
+        return Ok((json(&bytes)?, 3, None));
+    }
+    let Some(bytes) = store.get(&meta_key_v2_array(node))? else {
+        return Err(MigrateError::Unsupported(format!(
+            "{} holds no array (no zarr.json or .zarray)",
+            node.as_str()
+        )));
+    };
+    let v2_json = json(&bytes)?;
+    let mut v2: ArrayMetadataV2 =
+        serde_json::from_value(v2_json.clone()).map_err(metadata_error)?;
+    if let Some(attributes) = store.get(&meta_key_v2_attributes(node))?
+        && let Value::Object(map) = json(&attributes)?
+    {
+        v2.attributes = map;
+    }
+    let filter = v2_json["filters"]
+        .as_array()
+        .and_then(|filters| filters.iter().find(|f| f["id"] == "fixedscaleoffset"))
+        .cloned();
+    let v3 = zarrs::convert::array_metadata_v2_to_v3(&v2).map_err(metadata_error)?;
+    Ok((serde_json::to_value(v3).map_err(metadata_error)?, 2, filter))
+}
+
+/// Replaces the legacy codec of the array at `path` in `store` by `scale_offset` and
+/// `cast_value` (see the [module](self) documentation), after checking every stored chunk.
+/// With `dry_run`, checks and reports without writing anything.
+///
+/// # Errors
+/// Returns a [`MigrateError`] if the array has no legacy codec or one that cannot be migrated
+/// (a data type other than a float array stored as integers, the codec inside another codec), if
+/// a stored chunk does not decode the same through the new chain, or if the store fails.
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "as zarrs' Array::open, which takes the store's Arc"
+)]
+pub fn migrate_array<TStorage: ?Sized + ReadableWritableListableStorageTraits + 'static>(
+    store: Arc<TStorage>,
+    path: &str,
+    dry_run: bool,
+) -> Result<MigrationReport, MigrateError> {
+    let node = NodePath::new(path).map_err(metadata_error)?;
+    let (old, zarr_format, v2_filter) = read_metadata(&*store, &node)?;
+    let codecs = old["codecs"].as_array().cloned().unwrap_or_default();
+    let is_legacy =
+        |c: &Value| c["name"] == LEGACY_NAME || c["name"] == "fixedscaleoffset" || c == LEGACY_NAME;
+    let positions: Vec<usize> = (0..codecs.len())
+        .filter(|&i| is_legacy(&codecs[i]))
+        .collect();
+    let [position] = positions[..] else {
+        let nested = serde_json::to_string(&old["codecs"]).unwrap_or_default();
+        return Err(MigrateError::Unsupported(
+            if nested.contains("fixedscaleoffset") {
+                "the legacy codec sits inside another codec (sharding?) or appears more than once"
+                    .into()
+            } else {
+                format!("the array uses no {LEGACY_NAME}")
+            },
+        ));
+    };
+    let configuration = v2_filter.unwrap_or_else(|| codecs[position]["configuration"].clone());
+    let legacy = Legacy::new(&configuration)?;
+    if old["data_type"] != legacy.dtype_name() {
+        return Err(MigrateError::Unsupported(format!(
+            "the legacy codec's dtype {} is not the array's data type {}",
+            configuration["dtype"], old["data_type"]
+        )));
+    }
+    let replacement = legacy.codecs();
+    let mut new = old.clone();
+    let mut new_codecs = codecs.clone();
+    new_codecs.splice(position..=position, replacement.clone());
+    new["codecs"] = Value::Array(new_codecs);
+    // The stored integers: the chain without the legacy codec, on the integer type.
+    let mut raw = old.clone();
+    let mut raw_codecs = codecs.clone();
+    raw_codecs.remove(position);
+    raw["codecs"] = Value::Array(raw_codecs);
+    raw["data_type"] = Value::from(legacy.astype);
+    raw["fill_value"] = Value::from(0);
+    let open = |json: &Value| -> Result<Array<TStorage>, MigrateError> {
+        let metadata: ArrayMetadata =
+            serde_json::from_value(json.clone()).map_err(metadata_error)?;
+        Array::new_with_metadata(store.clone(), path, metadata).map_err(metadata_error)
+    };
+    let (raw_array, new_array) = (open(&raw)?, open(&new)?);
+    let old_array = open(&old);
+    crate::validate_array(&new_array).map_err(metadata_error)?;
+    let mut report = MigrationReport {
+        zarr_format,
+        legacy: configuration,
+        codecs: replacement,
+        metadata: new.clone(),
+        chunks: 0,
+        elements: 0,
+        zarrs_builtin_differences: old_array
+            .as_ref()
+            .map(|_| (0, 0.0))
+            .map_err(ToString::to_string),
+        notes: legacy.differences(),
+        applied: false,
+    };
+    verify_chunks(
+        &legacy,
+        &raw_array,
+        &new_array,
+        old_array.as_ref().ok(),
+        &mut report,
+    )?;
+    if !dry_run {
+        let bytes = serde_json::to_vec_pretty(&new).map_err(metadata_error)?;
+        store.set(&meta_key_v3(&node), bytes.into())?;
+        if zarr_format == 2 {
+            store.erase(&meta_key_v2_array(&node))?;
+            store.erase(&meta_key_v2_attributes(&node))?;
+        }
+        report.applied = true;
+    }
+    Ok(report)
+}
+
+/// Checks that every stored chunk decodes through `new` (the migrated chain) bit for bit as
+/// numcodecs decodes the integers `raw` reads, and counts the elements `old` (zarrs' own legacy
+/// codec) reads differently.
+fn verify_chunks<TStorage: ?Sized + ReadableWritableListableStorageTraits + 'static>(
+    legacy: &Legacy,
+    raw_array: &Array<TStorage>,
+    new_array: &Array<TStorage>,
+    old_array: Option<&Array<TStorage>>,
+    report: &mut MigrationReport,
+) -> Result<(), MigrateError> {
+    for indices in chunk_indices(raw_array) {
+        if raw_array.retrieve_encoded_chunk(&indices)?.is_none() {
+            continue;
+        }
+        let stored: ArrayBytes<'static> = raw_array.retrieve_chunk(&indices)?;
+        let expected: Vec<f64> = integers(
+            legacy.astype,
+            &stored.into_fixed().map_err(ArrayError::from)?,
+        )
+        .into_iter()
+        .map(|q| legacy.decode(q))
+        .collect();
+        let got = match new_array
+            .retrieve_chunk::<ArrayBytes<'static>>(&indices)
+            .and_then(|bytes| to_f64(new_array.data_type(), &bytes))
+        {
+            Ok(got) => got,
+            Err(error) => {
+                return Err(MigrateError::ChunkFails {
+                    chunk: indices,
+                    reason: error.to_string(),
+                });
+            }
+        };
+        for (element, (&want, &have)) in expected.iter().zip(&got).enumerate() {
+            if !(want.to_bits() == have.to_bits() || (want.is_nan() && have.is_nan())) {
+                return Err(MigrateError::NotExact {
+                    chunk: indices,
+                    element,
+                    numcodecs: want,
+                    new: have,
+                });
+            }
+        }
+        if let (Some(old_array), Ok((count, largest))) =
+            (old_array, &mut report.zarrs_builtin_differences)
+        {
+            match old_array
+                .retrieve_chunk::<ArrayBytes<'static>>(&indices)
+                .and_then(|bytes| to_f64(old_array.data_type(), &bytes))
+            {
+                Ok(builtin) => {
+                    for (&want, &zarrs) in expected.iter().zip(&builtin) {
+                        if want.to_bits() != zarrs.to_bits() {
+                            *count += 1;
+                            *largest = largest.max((want - zarrs).abs());
+                        }
+                    }
+                }
+                Err(error) => report.zarrs_builtin_differences = Err(error.to_string()),
+            }
+        }
+        report.chunks += 1;
+        report.elements += expected.len() as u64;
+    }
+    Ok(())
+}

@@ -1,0 +1,188 @@
+//! Rewriting an array into a quantised copy, chunk by chunk, and verifying every element.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+use zarrs::array::chunk_key_encoding::DefaultChunkKeyEncoding;
+use zarrs::array::codec::BytesCodec;
+use zarrs::array::codec::api::BytesToBytesCodecTraits;
+use zarrs::array::storage_transformer::StorageTransformerChain;
+use zarrs::array::{
+    Array, ArrayBuilder, ArrayBytes, ArrayCreateError, ArrayError, ArrayMetadataOptions,
+    ChunkKeyEncoding,
+};
+use zarrs::storage::{ReadableStorageTraits, ReadableWritableStorageTraits, StorageError};
+
+use super::{DataRange, Plan, PlanError, Precision, chunk_indices, plan, to_f64};
+
+/// What [`quantize_array`] did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuantizeReport {
+    /// The plan it used.
+    pub plan: Plan,
+    /// The chunks written.
+    pub chunks: u64,
+    /// The elements verified.
+    pub elements: u64,
+    /// The largest absolute error measured over every finite element.
+    pub max_error: f64,
+}
+
+/// The stage [`quantize_array`] reports progress of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Reading the source to find its range.
+    Scan,
+    /// Writing the quantised chunks.
+    Write,
+    /// Reading both arrays to compare every element.
+    Verify,
+}
+
+/// Why [`quantize_array`] failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum QuantizeError {
+    /// No plan meets the request.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// The plan's codecs were rejected.
+    #[error(transparent)]
+    Codec(#[from] crate::Error),
+    /// The target array could not be created.
+    #[error(transparent)]
+    Create(#[from] ArrayCreateError),
+    /// Reading or writing an array failed.
+    #[error(transparent)]
+    Array(#[from] ArrayError),
+    /// Writing the target's metadata failed.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// An element read back from the target differs from the source by more than the bound.
+    #[error(
+        "quantize: element {element} of chunk {chunk:?} is {source_value} but reads back as {read} (bound {bound:e})"
+    )]
+    Verify {
+        /// The chunk's indices.
+        chunk: Vec<u64>,
+        /// The element's index within the chunk (C order, within the array's bounds).
+        element: usize,
+        /// The source's value.
+        source_value: f64,
+        /// The target's value.
+        read: f64,
+        /// The plan's bound.
+        bound: f64,
+    },
+}
+
+/// Rewrites `source` (a float array) into a new array at `path` of `target`, stored as integers
+/// by the [`plan`] for its range (read from every chunk) and fill value at `precision`, with
+/// `compressors` after the `bytes` codec. Shape, chunk grid, fill value, dimension names and
+/// attributes stay as they are. Chunks are written and then verified in parallel (rayon);
+/// `progress` is called after each chunk with the stage, the chunks done and the chunks in all.
+///
+/// # Errors
+/// Returns a [`QuantizeError`] if no plan meets `precision`, an array cannot be read or written,
+/// or an element reads back outside the bound.
+pub fn quantize_array<TSource, TTarget>(
+    source: &Array<TSource>,
+    target: Arc<TTarget>,
+    path: &str,
+    precision: Precision,
+    compressors: Vec<Arc<dyn BytesToBytesCodecTraits>>,
+    progress: &(dyn Fn(Stage, u64, u64) + Sync),
+) -> Result<(Array<TTarget>, QuantizeReport), QuantizeError>
+where
+    TSource: ?Sized + ReadableStorageTraits + 'static,
+    TTarget: ?Sized + ReadableWritableStorageTraits + 'static,
+{
+    if super::format::Format::of(source.data_type()).is_none() {
+        let name = source.data_type().name_v3().map(|n| n.to_string());
+        return Err(PlanError::UnsupportedDataType(name.unwrap_or_default()).into());
+    }
+    let range = DataRange::scan(source, &|done, all| progress(Stage::Scan, done, all))?;
+    let fill = ArrayBytes::new_flen(source.fill_value().as_ne_bytes().to_vec());
+    let fill = to_f64(source.data_type(), &fill)?.first().copied();
+    let plan = plan(source.data_type(), &range, precision, fill)?;
+    let array = ArrayBuilder::from_array(source)
+        .array_to_array_codecs(plan.codecs()?)
+        .array_to_bytes_codec(Arc::new(BytesCodec::little()))
+        .bytes_to_bytes_codecs(compressors)
+        .chunk_key_encoding(ChunkKeyEncoding::new(DefaultChunkKeyEncoding::default()))
+        .storage_transformers(StorageTransformerChain::default())
+        .build(target, path)?;
+    crate::validate_array(&array)?;
+    // The source's attributes as they are, without zarrs' `_zarrs` entry.
+    array
+        .store_metadata_opt(&ArrayMetadataOptions::default().with_include_zarrs_metadata(false))?;
+    let chunks = chunk_indices(source);
+    let total = chunks.len() as u64;
+    let done = AtomicU64::new(0);
+    chunks.par_iter().try_for_each(|indices| {
+        let bytes: ArrayBytes<'static> = source.retrieve_chunk(indices)?;
+        array.store_chunk(indices, bytes)?;
+        progress(
+            Stage::Write,
+            done.fetch_add(1, Ordering::Relaxed) + 1,
+            total,
+        );
+        Ok::<_, QuantizeError>(())
+    })?;
+    let done = AtomicU64::new(0);
+    let (elements, max_error) = chunks
+        .par_iter()
+        .map(|indices| {
+            let result = verify_chunk(source, &array, indices, plan.max_error);
+            progress(
+                Stage::Verify,
+                done.fetch_add(1, Ordering::Relaxed) + 1,
+                total,
+            );
+            result
+        })
+        .try_reduce(|| (0, 0.0), |a, b| Ok((a.0 + b.0, a.1.max(b.1))))?;
+    let report = QuantizeReport {
+        plan,
+        chunks: total,
+        elements,
+        max_error,
+    };
+    Ok((array, report))
+}
+
+/// Compares the chunk at `indices` of both arrays: the elements and the largest error.
+fn verify_chunk<TSource, TTarget>(
+    source: &Array<TSource>,
+    target: &Array<TTarget>,
+    indices: &[u64],
+    bound: f64,
+) -> Result<(u64, f64), QuantizeError>
+where
+    TSource: ?Sized + ReadableStorageTraits + 'static,
+    TTarget: ?Sized + ReadableStorageTraits + 'static,
+{
+    let subset = source.chunk_subset_bounded(indices)?;
+    let expected: ArrayBytes<'static> = source.retrieve_array_subset(&subset)?;
+    let read: ArrayBytes<'static> = target.retrieve_array_subset(&subset)?;
+    let expected = to_f64(source.data_type(), &expected)?;
+    let read = to_f64(target.data_type(), &read)?;
+    let mut largest = 0f64;
+    for (element, (&x, &z)) in expected.iter().zip(&read).enumerate() {
+        let error = if x.is_finite() { (z - x).abs() } else { 0.0 };
+        let same_special =
+            (x.is_nan() && z.is_nan()) || (x.is_infinite() && x.to_bits() == z.to_bits());
+        if !(same_special || (x.is_finite() && error <= bound)) {
+            return Err(QuantizeError::Verify {
+                chunk: indices.to_vec(),
+                element,
+                source_value: x,
+                read: z,
+                bound,
+            });
+        }
+        largest = largest.max(error);
+    }
+    Ok((expected.len() as u64, largest))
+}
