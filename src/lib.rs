@@ -44,6 +44,22 @@
 //! unsupported data type, a fill value that cannot be cast) surface at the first read or write,
 //! before any chunk is touched. [`validate_array`] runs all of them right after `Array::open`.
 //!
+//! ## Fill values
+//! zarrs returns the fill value for chunks never written without running any codec. So that an
+//! element reads the same whether or not its chunk was written, a write fails for a chunk holding
+//! an element bit-equal to a fill value that the codec chain does not return bit for bit (any NaN
+//! counts as the same NaN); the error suggests a fill value that does come back. `cast_value`
+//! also requires the fill value to survive its own round trip, as the specification says.
+//!
+//! ## Beyond the codecs
+//! - [`quantize`]: choose `offset`, `scale` and the storage type for a wanted error bound, and
+//!   rewrite an array with them (the `quantize` command, feature `cli`).
+//! - [`migrate`]: replace the legacy `numcodecs.fixedscaleoffset` codec (Zarr V3) or
+//!   `fixedscaleoffset` filter (Zarr V2) by these codecs, rewriting only the metadata (the
+//!   `migrate` command).
+//! - [`FusedReader`]: the fast path for large reads.
+//! - [`inspect`]: codec chains step by step and decoded statistics (the `inspect` command).
+//!
 //! ## Licence
 //! `zarrs_scale_offset_cast` is licensed under either of the Apache License, Version 2.0, or the
 //! MIT license, at your option.

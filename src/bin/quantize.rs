@@ -109,7 +109,7 @@ fn run(args: &Arguments) -> Result<(), String> {
     std::fs::create_dir_all(&args.target).map_err(|e| format!("{}: {e}", args.target))?;
     let target_store = Arc::new(FilesystemStore::new(&args.target).map_err(|e| e.to_string())?);
     println!(
-        "source {}: {} {:?}, chunks {:?}",
+        "source {}: {} {:?}, chunks {}",
         args.source,
         source.data_type().name_v3().unwrap_or_default(),
         source.shape(),
@@ -118,6 +118,7 @@ fn run(args: &Arguments) -> Result<(), String> {
             .chunk_shape_u64(&vec![0; source.dimensionality()])
             .ok()
             .flatten()
+            .map_or_else(|| "irregular".to_string(), |shape| format!("{shape:?}"))
     );
     let bar = ProgressBar::new(0);
     bar.set_style(

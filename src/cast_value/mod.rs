@@ -13,6 +13,20 @@
 //! `float8_e5m2`, `float8_e5m2fnuz`, `float8_e8m0fnu`, `bfloat16`, `float16`, `float32` and
 //! `float64`.
 //!
+//! | `rounding` | a value between two of the target goes to |
+//! |---|---|
+//! | `nearest-even` (default) | the nearer; ties to the one with an even last digit |
+//! | `nearest-away` | the nearer; ties away from zero |
+//! | `towards-zero` | the one nearer zero |
+//! | `towards-positive` | the larger |
+//! | `towards-negative` | the smaller |
+//!
+//! | `out_of_range` | a rounded value beyond the target's range |
+//! |---|---|
+//! | absent (default) | is an error naming the element |
+//! | `clamp` | becomes the target's smallest or largest value (for float targets, ±Infinity where the target has infinities) |
+//! | `wrap` | is reduced modulo 2^bits into an integer target (integer targets only) |
+//!
 //! ### Specification
 //! - <https://github.com/zarr-developers/zarr-extensions/tree/main/codecs/cast_value>
 //!
