@@ -69,6 +69,11 @@ fn legacy_arrays_migrate_and_read_as_numcodecs_read_them() {
     let mut migrated = 0;
     for case in manifest["cases"].as_array().unwrap() {
         let name = case["path"].as_str().unwrap().trim_start_matches("arrays/");
+        // Blosc and zlib are left out of the crate's development build (the `migrate` command,
+        // feature `cli`, migrates those two fixtures in `.ci/run`).
+        if name.ends_with("-blosc") || name.ends_with("-zlib") {
+            continue;
+        }
         let folder = work.path().join(name);
         let store = Arc::new(FilesystemStore::new(&folder).unwrap());
         let before = files(&folder);

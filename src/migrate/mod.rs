@@ -121,7 +121,21 @@ fn read_metadata<TStorage: ?Sized + ReadableWritableListableStorageTraits>(
             node.as_str()
         )));
     };
-    let v2_json = json(&bytes)?;
+    let mut v2_json = json(&bytes)?;
+    // zarrs' conversion parses the legacy filter itself (and rejects some of them, such as
+    // `astype: "|u1"`): convert without it, and put it back as Zarr V3 codec metadata.
+    let filters = v2_json["filters"].as_array().cloned().unwrap_or_default();
+    let position = filters.iter().position(|f| f["id"] == "fixedscaleoffset");
+    let filter = position.map(|i| filters[i].clone());
+    if let Some(i) = position {
+        let mut rest = filters;
+        rest.remove(i);
+        v2_json["filters"] = if rest.is_empty() {
+            Value::Null
+        } else {
+            Value::Array(rest)
+        };
+    }
     let mut v2: ArrayMetadataV2 =
         serde_json::from_value(v2_json.clone()).map_err(metadata_error)?;
     if let Some(attributes) = store.get(&meta_key_v2_attributes(node))?
@@ -129,12 +143,20 @@ fn read_metadata<TStorage: ?Sized + ReadableWritableListableStorageTraits>(
     {
         v2.attributes = map;
     }
-    let filter = v2_json["filters"]
-        .as_array()
-        .and_then(|filters| filters.iter().find(|f| f["id"] == "fixedscaleoffset"))
-        .cloned();
     let v3 = zarrs::convert::array_metadata_v2_to_v3(&v2).map_err(metadata_error)?;
-    Ok((serde_json::to_value(v3).map_err(metadata_error)?, 2, filter))
+    let mut v3 = serde_json::to_value(v3).map_err(metadata_error)?;
+    if let (Some(i), Some(filter), Some(codecs)) = (position, &filter, v3["codecs"].as_array_mut())
+    {
+        let mut configuration = filter.clone();
+        if let Some(map) = configuration.as_object_mut() {
+            map.remove("id");
+        }
+        // The filters follow the transpose of Fortran order, if any.
+        let transposed = usize::from(v2_json["order"] == "F");
+        let legacy = serde_json::json!({"name": LEGACY_NAME, "configuration": configuration});
+        codecs.insert((transposed + i).min(codecs.len()), legacy);
+    }
+    Ok((v3, 2, filter))
 }
 
 /// Replaces the legacy codec of the array at `path` in `store` by `scale_offset` and
@@ -208,10 +230,12 @@ pub fn migrate_array<TStorage: ?Sized + ReadableWritableListableStorageTraits + 
         metadata: new.clone(),
         chunks: 0,
         elements: 0,
-        zarrs_builtin_differences: old_array
-            .as_ref()
-            .map(|_| (0, 0.0))
-            .map_err(ToString::to_string),
+        zarrs_builtin_differences: old_array.as_ref().map(|_| (0, 0.0)).map_err(
+            |error| match error {
+                MigrateError::Metadata(message) => message.clone(),
+                other => other.to_string(),
+            },
+        ),
         notes: legacy.differences(),
         applied: false,
     };

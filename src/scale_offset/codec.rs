@@ -11,17 +11,17 @@ use zarrs::metadata::Configuration;
 use zarrs::plugin::PluginCreateError;
 
 use super::arithmetic::Parameters;
+use super::config::check_parameter;
 use super::kernel::{element, scale_offset_kernel};
+use super::message::reason;
 use super::{ScaleOffsetCodecConfiguration, ScaleOffsetCodecConfigurationV1, ScaleOffsetError};
 use crate::Direction;
 use crate::binding::Binding;
 use crate::checks::{InputError, check_fill_size, check_length, impl_codec_traits};
-use crate::fault::{Fault, FaultKind};
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};
 use crate::numeric::{
-    NumericType, Value, check_scalar_syntax, decode, element_bits, numeric_type, parse_scalar,
-    write_element_bits,
+    NumericType, Value, decode, element_bits, numeric_type, parse_scalar, write_element_bits,
 };
 
 /// The `scale_offset` codec: `(x - offset) * scale` on encode, `(x / scale) + offset` on decode,
@@ -57,29 +57,6 @@ fn invalid(message: impl Into<String>) -> ScaleOffsetError {
 )]
 fn input_error(error: InputError) -> ScaleOffsetError {
     ScaleOffsetError::InvalidInput(error.to_string())
-}
-
-/// Rejects, before the data type is known, the parameters that are zero (`scale`) or not finite in
-/// every data type that holds them: numeric zeros, and `"NaN"` and the infinities. (Hex strings
-/// are judged by their value once the data type is known: `"0x00"` is 2^-127 in
-/// `float8_e8m0fnu`.)
-fn check_parameter(field: &'static str, json: &FillValueMetadata) -> Result<(), ScaleOffsetError> {
-    check_scalar_syntax(json, false)
-        .map_err(|reason| invalid(format!("{field} {json} is not a scalar: {reason}")))?;
-    match json {
-        FillValueMetadata::String(s) if matches!(s.as_str(), "NaN" | "Infinity" | "-Infinity") => {
-            Err(ScaleOffsetError::NonFinite {
-                field,
-                json: json.to_string(),
-            })
-        }
-        FillValueMetadata::Number(n) if field == "scale" && n.as_f64() == Some(0.0) => {
-            Err(ScaleOffsetError::ZeroScale {
-                json: json.to_string(),
-            })
-        }
-        _ => Ok(()),
-    }
 }
 
 impl ScaleOffsetCodec {
@@ -193,42 +170,6 @@ impl ScaleOffsetCodec {
         })
     }
 
-    /// Why an element failed, and what to change.
-    fn reason(bound: &Bound, direction: Direction, value: Value, fault: Fault) -> String {
-        let t = bound.data_type;
-        let Parameters { offset, scale } = bound.parameters;
-        let text = |v: Option<Value>, identity: &str| {
-            v.map_or_else(|| identity.to_string(), |v| v.to_string())
-        };
-        let (offset, scale) = (text(offset, "0"), text(scale, "1"));
-        if let Some(encoded) = fault.encoded {
-            return format!(
-                "it encodes to {encoded}, but ({encoded} / {scale}) + {offset} leaves the range of {t}, so the chunk could never be read; choose an offset and scale that keep every value well inside the range"
-            );
-        }
-        match (fault.kind, direction) {
-            (FaultKind::InvalidEncoding, _) => format!(
-                "its byte {:#04x} is not a {t} encoding ({t} has {} value bits; the others must be {})",
-                crate::fault::encoding_byte(value),
-                t.bits(),
-                if t.is_integer() {
-                    "a sign extension of its value bits"
-                } else {
-                    "zero"
-                }
-            ),
-            (FaultKind::NotExact, _) => format!(
-                "{value} / {scale} leaves a remainder, and {t} holds only integers; integer data must be multiples of the scale"
-            ),
-            (_, Direction::Encode) => format!(
-                "(x - {offset}) * {scale} leaves the range of {t}; choose an offset and scale that keep every value in range, or a wider data type"
-            ),
-            (_, Direction::Decode) => format!(
-                "(x / {scale}) + {offset} leaves the range of {t}; the stored data does not fit this offset and scale"
-            ),
-        }
-    }
-
     /// Encodes the fill value, as the specification requires (a fill value whose encode cannot
     /// be decoded again is taken, since reading needs only the encoded fill value).
     fn encode_fill_value(
@@ -260,7 +201,13 @@ impl ScaleOffsetCodec {
                 .expect("an encoded value of the type")),
                 _ => Err(error(format!(
                     "cannot be encoded: {}",
-                    Self::reason(bound, Direction::Encode, x, fault)
+                    reason(
+                        bound.data_type,
+                        bound.parameters,
+                        Direction::Encode,
+                        x,
+                        fault
+                    )
                 ))),
             })?;
         let mut out = vec![0u8; t.size()];
@@ -353,7 +300,13 @@ impl ScaleOffsetCodec {
                 value: fault.value.to_string(),
                 data_type: bound.data_type.name(),
                 kind: fault.fault.into(),
-                reason: Self::reason(&bound, direction, fault.value, fault.fault),
+                reason: reason(
+                    bound.data_type,
+                    bound.parameters,
+                    direction,
+                    fault.value,
+                    fault.fault,
+                ),
             })?;
         Ok(ArrayBytes::new_flen(converted))
     }

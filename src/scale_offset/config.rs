@@ -4,6 +4,9 @@ use serde::{Deserialize, Serialize};
 use zarrs::array::FillValueMetadata;
 use zarrs::metadata::ConfigurationSerialize;
 
+use super::ScaleOffsetError;
+use crate::numeric::check_scalar_syntax;
+
 /// A wrapper to handle various versions of `scale_offset` codec configuration parameters.
 #[derive(Serialize, Deserialize, Clone, PartialEq, Debug)]
 #[non_exhaustive]
@@ -37,3 +40,30 @@ pub struct ScaleOffsetCodecConfigurationV1 {
 }
 
 impl ConfigurationSerialize for ScaleOffsetCodecConfigurationV1 {}
+
+/// Rejects, before the data type is known, the parameters that are zero (`scale`) or not finite in
+/// every data type that holds them: numeric zeros, and `"NaN"` and the infinities. (Hex strings
+/// are judged by their value once the data type is known: `"0x00"` is 2^-127 in
+/// `float8_e8m0fnu`.)
+pub(super) fn check_parameter(
+    field: &'static str,
+    json: &FillValueMetadata,
+) -> Result<(), ScaleOffsetError> {
+    check_scalar_syntax(json, false).map_err(|reason| {
+        ScaleOffsetError::InvalidConfiguration(format!("{field} {json} is not a scalar: {reason}"))
+    })?;
+    match json {
+        FillValueMetadata::String(s) if matches!(s.as_str(), "NaN" | "Infinity" | "-Infinity") => {
+            Err(ScaleOffsetError::NonFinite {
+                field,
+                json: json.to_string(),
+            })
+        }
+        FillValueMetadata::Number(n) if field == "scale" && n.as_f64() == Some(0.0) => {
+            Err(ScaleOffsetError::ZeroScale {
+                json: json.to_string(),
+            })
+        }
+        _ => Ok(()),
+    }
+}

@@ -39,6 +39,7 @@ mod codec;
 mod config;
 mod error;
 pub(crate) mod kernel;
+mod message;
 #[cfg(test)]
 mod reference_tests;
 

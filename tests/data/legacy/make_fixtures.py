@@ -66,10 +66,11 @@ def v3_fso(name, data, offset, scale, dtype, astype, compressors, fill_value, no
     add(name, array, note)
 
 
-def v2_fso(name, data, offset, scale, dtype, astype, order, fill_value, note, chunks=(8, 8)):
+def v2_fso(name, data, offset, scale, dtype, astype, order, fill_value, note, chunks=(8, 8),
+           compressor=None):
     fso = numcodecs.FixedScaleOffset(offset=offset, scale=scale, dtype=dtype, astype=astype)
     array = zarr.create_array(str(arrays / name), shape=data.shape, chunks=chunks, dtype=data.dtype,
-                              filters=[fso], compressors=None, fill_value=fill_value, order=order,
+                              filters=[fso], compressors=compressor, fill_value=fill_value, order=order,
                               zarr_format=2, chunk_key_encoding={"name": "v2", "separator": "."})
     array[...] = data
     add(name, array, note)
@@ -103,6 +104,12 @@ plain2 = zarr.create_array(str(arrays / "v2-f4-plain"), shape=(30, 20), chunks=(
 plain2.attrs["long_name"] = "temperature"
 plain2[...] = rng.uniform(250, 310, size=(30, 20)).astype("<f4")
 add("v2-f4-plain", plain2, "Zarr V2 float32 temperatures, fill value 0")
+
+# The compressors zarr-python 2 wrote by default (Blosc) and zlib.
+v2_fso("v2-f8-u2-blosc", rng.uniform(-0.1, 1.0, size=(16, 16)).round(3), -0.1, 1000, "<f8", "<u2",
+       "C", 0.0, "Zarr V2 filter with the Blosc compressor", compressor=numcodecs.Blosc())
+v2_fso("v2-f4-u1-zlib", rng.uniform(0, 25, size=(10, 10)).astype("<f4"), 0, 10, "<f4", "|u1",
+       "C", 0.0, "Zarr V2 filter with the zlib compressor", compressor=numcodecs.Zlib(level=5))
 
 (root / "manifest.json").write_text(json.dumps({
     "generator": f"zarr-python {zarr.__version__}, numcodecs {numcodecs.__version__}, numpy {np.__version__}",
