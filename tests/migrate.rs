@@ -111,6 +111,12 @@ fn legacy_arrays_migrate_and_read_as_numcodecs_read_them() {
                 600 + 168
             );
         }
+        if name.contains("-fill") {
+            // (fill - offset) * scale is no integer: the fill value gets a code no element uses.
+            let cast = &report.codecs.last().unwrap()["configuration"];
+            let code = &cast["scalar_map"]["encode"][0][1];
+            assert!(code == 65_535 || code == 32_767, "{name}: {cast}");
+        }
         let array = Array::open(store, "/").unwrap();
         let bytes: ArrayBytes<'static> = array.retrieve_array_subset(&array.subset_all()).unwrap();
         let data_type = case["data_type"].as_str().unwrap();
@@ -120,7 +126,7 @@ fn legacy_arrays_migrate_and_read_as_numcodecs_read_them() {
             .unwrap()
             .iter()
             .map(|v| {
-                let x = v.as_f64().unwrap();
+                let x = v.as_f64().unwrap_or(f64::NAN); // "NaN"
                 #[expect(clippy::cast_possible_truncation, reason = "values of float32 arrays")]
                 if data_type == "float32" {
                     u64::from((x as f32).to_bits())
@@ -133,7 +139,7 @@ fn legacy_arrays_migrate_and_read_as_numcodecs_read_them() {
         migrated += 1;
     }
     println!("{migrated} arrays migrated");
-    assert_eq!(migrated, 5);
+    assert_eq!(migrated, 7);
 }
 
 #[test]

@@ -114,7 +114,9 @@ impl Legacy {
     /// The codecs that replace the legacy codec: `scale_offset` and `cast_value` with `wrap` as the
     /// specification's conversion says; for a float32 or float16 array led by a `cast_value` to
     /// float64, because numcodecs decodes in float64 and only then rounds to the array's type.
-    pub(super) fn codecs(&self) -> Vec<Value> {
+    /// With `fill_entry` (the fill value after `scale_offset` and the code it is stored as), the
+    /// last `cast_value` maps the two both ways.
+    pub(super) fn codecs(&self, fill_entry: Option<(f64, i128)>) -> Vec<Value> {
         let mut codecs = Vec::new();
         if self.dtype != Float::Float64 {
             codecs.push(json!({"name": "cast_value", "configuration": {
@@ -122,13 +124,21 @@ impl Legacy {
         }
         codecs.push(json!({"name": "scale_offset", "configuration": {
             "offset": self.offset, "scale": self.scale}}));
-        codecs.push(json!({"name": "cast_value", "configuration": {
-            "data_type": self.astype, "rounding": "nearest-even", "out_of_range": "wrap"}}));
+        let mut cast = json!({"name": "cast_value", "configuration": {
+            "data_type": self.astype, "rounding": "nearest-even", "out_of_range": "wrap"}});
+        if let Some((value, code)) = fill_entry {
+            let value = scalar_json(value);
+            let code = u64::try_from(code)
+                .map_or_else(|_| json!(i64::try_from(code).unwrap_or(0)), |c| json!(c));
+            cast["configuration"]["scalar_map"] =
+                json!({"encode": [[value.clone(), code.clone()]], "decode": [[code, value]]});
+        }
+        codecs.push(cast);
         codecs
     }
 
     /// Where the new chain does not do what numcodecs does, for values written from now on.
-    pub(super) fn differences(&self) -> Vec<String> {
+    pub(super) fn differences(&self, fill: f64, fill_entry: Option<(f64, i128)>) -> Vec<String> {
         let mut notes = vec![
             "new writes round (x - offset) * scale to nearest-even and wrap into the storage type, as numcodecs does".to_string(),
         ];
@@ -136,6 +146,12 @@ impl Legacy {
             notes.push(format!(
                 "numcodecs encodes a {} array in its own arithmetic; the new chain encodes in float64, so a new write can store a value one code apart from what numcodecs would (the chunks already written stay as they are and read the same)",
                 self.dtype_name()
+            ));
+        }
+        if let Some((value, code)) = fill_entry {
+            notes.push(format!(
+                "the fill value {fill} becomes {value} after scale_offset, which {} cannot hold exactly; cast_value stores it as {code}, a code no stored element uses (numcodecs stored whatever its cast gave)",
+                self.astype
             ));
         }
         notes
@@ -147,6 +163,17 @@ impl Legacy {
             Float::Float32 => "float32",
             Float::Float64 => "float64",
         }
+    }
+}
+
+/// A float64 as a scalar of the fill-value encoding.
+fn scalar_json(x: f64) -> Value {
+    if x.is_nan() {
+        json!("NaN")
+    } else if x.is_infinite() {
+        json!(if x > 0.0 { "Infinity" } else { "-Infinity" })
+    } else {
+        json!(x)
     }
 }
 
@@ -202,7 +229,7 @@ mod tests {
             f32_legacy.decode(3).to_bits(),
             f64::from(f32_value(3.0f64 / 0.1 + 10.0)).to_bits()
         );
-        assert_eq!(f32_legacy.codecs().len(), 3);
+        assert_eq!(f32_legacy.codecs(None).len(), 3);
         for bad in [
             json!({"offset": 0, "scale": 0, "dtype": "<f8", "astype": "<u2"}),
             json!({"offset": 0, "scale": 1, "dtype": "<i4", "astype": "<u2"}),

@@ -19,6 +19,7 @@
 //! computes in float32: the report counts the elements it reads differently from numcodecs (and
 //! from the migrated chain).
 
+mod fill;
 mod legacy;
 
 use std::sync::Arc;
@@ -203,11 +204,11 @@ pub fn migrate_array<TStorage: ?Sized + ReadableWritableListableStorageTraits + 
             configuration["dtype"], old["data_type"]
         )));
     }
-    let replacement = legacy.codecs();
-    let mut new = old.clone();
-    let mut new_codecs = codecs.clone();
-    new_codecs.splice(position..=position, replacement.clone());
-    new["codecs"] = Value::Array(new_codecs);
+    let open = |json: &Value| -> Result<Array<TStorage>, MigrateError> {
+        let metadata: ArrayMetadata =
+            serde_json::from_value(json.clone()).map_err(metadata_error)?;
+        Array::new_with_metadata(store.clone(), path, metadata).map_err(metadata_error)
+    };
     // The stored integers: the chain without the legacy codec, on the integer type.
     let mut raw = old.clone();
     let mut raw_codecs = codecs.clone();
@@ -215,12 +216,21 @@ pub fn migrate_array<TStorage: ?Sized + ReadableWritableListableStorageTraits + 
     raw["codecs"] = Value::Array(raw_codecs);
     raw["data_type"] = Value::from(legacy.astype);
     raw["fill_value"] = Value::from(0);
-    let open = |json: &Value| -> Result<Array<TStorage>, MigrateError> {
-        let metadata: ArrayMetadata =
-            serde_json::from_value(json.clone()).map_err(metadata_error)?;
-        Array::new_with_metadata(store.clone(), path, metadata).map_err(metadata_error)
-    };
-    let (raw_array, new_array) = (open(&raw)?, open(&new)?);
+    let raw_array = open(&raw)?;
+    let mut used = fill::UsedCodes::new(legacy.astype);
+    for indices in chunk_indices(&raw_array) {
+        if raw_array.retrieve_encoded_chunk(&indices)?.is_some() {
+            used.add(legacy.astype, raw_array.retrieve_chunk(&indices)?)?;
+        }
+    }
+    let fill = fill::fill_value(&old["fill_value"], legacy.dtype)?;
+    let fill_entry = fill::fill_entry(&legacy, fill, &used)?;
+    let replacement = legacy.codecs(fill_entry);
+    let mut new = old.clone();
+    let mut new_codecs = codecs.clone();
+    new_codecs.splice(position..=position, replacement.clone());
+    new["codecs"] = Value::Array(new_codecs);
+    let new_array = open(&new)?;
     let old_array = open(&old);
     crate::validate_array(&new_array).map_err(metadata_error)?;
     let mut report = MigrationReport {
@@ -236,7 +246,7 @@ pub fn migrate_array<TStorage: ?Sized + ReadableWritableListableStorageTraits + 
                 other => other.to_string(),
             },
         ),
-        notes: legacy.differences(),
+        notes: legacy.differences(fill, fill_entry),
         applied: false,
     };
     verify_chunks(

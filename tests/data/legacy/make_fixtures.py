@@ -111,6 +111,20 @@ v2_fso("v2-f8-u2-blosc", rng.uniform(-0.1, 1.0, size=(16, 16)).round(3), -0.1, 1
 v2_fso("v2-f4-u1-zlib", rng.uniform(0, 25, size=(10, 10)).astype("<f4"), 0, 10, "<f4", "|u1",
        "C", 0.0, "Zarr V2 filter with the zlib compressor", compressor=numcodecs.Zlib(level=5))
 
+# Fill values that (fill - offset) * scale does not take to an integer: NaN (with NaN in the
+# data, which numcodecs stores as whatever NumPy's cast gives) and a fill value off the grid.
+fso = numcodecs.zarr3.FixedScaleOffset(offset=-0.1, scale=1000, dtype="<f8", astype="<u2")
+partial = zarr.create_array(str(arrays / "v3-f64-u16-nan-fill"), shape=(20, 20), chunks=(8, 8),
+                            dtype="<f8", filters=[fso], compressors=None, fill_value=np.nan,
+                            zarr_format=3)
+block = rng.uniform(0, 1, size=(10, 10)).round(3)
+block[2, 3] = np.nan
+partial[:10, :10] = block
+add("v3-f64-u16-nan-fill", partial, "fill value NaN, a NaN element, chunks never written")
+v3_fso("v3-f32-i16-fill-off-grid", rng.uniform(250, 300, size=(9, 9)).astype("<f4"), 273.15, 100,
+       "<f4", "<i2", None, 0.0, "float32 temperatures, offset 273.15: fill value 0 is off the grid",
+       chunks=(4, 4))
+
 (root / "manifest.json").write_text(json.dumps({
     "generator": f"zarr-python {zarr.__version__}, numcodecs {numcodecs.__version__}, numpy {np.__version__}",
     "cases": cases,
