@@ -111,8 +111,10 @@ pub(crate) fn recommended_concurrency(
     })
 }
 
-/// The zarrs `CodecTraits` both codecs share: the configuration as given, partial decoding
-/// (element-wise codecs decode any subset), no partial encoding.
+/// The zarrs `CodecTraits` and `ArrayCodecTraits` both codecs share: the configuration as given,
+/// partial decoding (element-wise codecs decode any subset), no partial encoding, and the
+/// concurrency of [`recommended_concurrency`] once the data type is known to be supported (the
+/// codec's `bound` and `input_error` in scope).
 macro_rules! impl_codec_traits {
     ($codec:ty) => {
         impl zarrs::array::codec::api::CodecTraits for $codec {
@@ -145,9 +147,54 @@ macro_rules! impl_codec_traits {
                 }
             }
         }
+
+        impl zarrs::array::codec::api::ArrayCodecTraits for $codec {
+            fn recommended_concurrency(
+                &self,
+                shape: &[std::num::NonZeroU64],
+                data_type: &zarrs::array::DataType,
+            ) -> Result<
+                zarrs::array::codec::api::RecommendedConcurrency,
+                zarrs::array::codec::api::CodecError,
+            > {
+                self.bound(data_type)?;
+                Ok($crate::checks::recommended_concurrency(shape).map_err(input_error)?)
+            }
+        }
     };
 }
 pub(crate) use impl_codec_traits;
+
+/// `encode` and `decode` of `ArrayToArrayCodecTraits`, forwarded to the codec's `convert` with
+/// the direction.
+macro_rules! forward_encode_decode {
+    () => {
+        fn encode<'a>(
+            &self,
+            bytes: zarrs::array::ArrayBytes<'a>,
+            shape: &[std::num::NonZeroU64],
+            data_type: &zarrs::array::DataType,
+            fill_value: &zarrs::array::FillValue,
+            options: &zarrs::array::codec::api::CodecOptions,
+        ) -> Result<zarrs::array::ArrayBytes<'a>, zarrs::array::codec::api::CodecError> {
+            let direction = $crate::Direction::Encode;
+            self.convert(direction, bytes, shape, data_type, fill_value, options)
+        }
+
+        fn decode<'a>(
+            &self,
+            bytes: zarrs::array::ArrayBytes<'a>,
+            shape: &[std::num::NonZeroU64],
+            data_type: &zarrs::array::DataType,
+            fill_value: &zarrs::array::FillValue,
+            options: &zarrs::array::codec::api::CodecOptions,
+        ) -> Result<zarrs::array::ArrayBytes<'a>, zarrs::array::codec::api::CodecError> {
+            let direction = $crate::Direction::Decode;
+            self.convert(direction, bytes, shape, data_type, fill_value, options)
+        }
+    };
+}
+pub(crate) use forward_encode_decode;
 
 #[cfg(test)]
 mod tests {

@@ -3,9 +3,7 @@
 use std::num::NonZeroU64;
 use std::sync::Arc;
 
-use zarrs::array::codec::api::{
-    ArrayCodecTraits, ArrayToArrayCodecTraits, CodecError, CodecOptions, RecommendedConcurrency,
-};
+use zarrs::array::codec::api::{ArrayToArrayCodecTraits, CodecError, CodecOptions};
 use zarrs::array::{ArrayBytes, DataType, FillValue, FillValueMetadata};
 use zarrs::metadata::Configuration;
 use zarrs::plugin::PluginCreateError;
@@ -17,7 +15,9 @@ use super::message::reason;
 use super::{ScaleOffsetCodecConfiguration, ScaleOffsetCodecConfigurationV1, ScaleOffsetError};
 use crate::Direction;
 use crate::binding::Binding;
-use crate::checks::{InputError, check_fill_size, check_length, impl_codec_traits};
+use crate::checks::{
+    InputError, check_fill_size, check_length, forward_encode_decode, impl_codec_traits,
+};
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};
 use crate::numeric::{
@@ -314,17 +314,6 @@ impl ScaleOffsetCodec {
 
 impl_codec_traits!(ScaleOffsetCodec);
 
-impl ArrayCodecTraits for ScaleOffsetCodec {
-    fn recommended_concurrency(
-        &self,
-        shape: &[NonZeroU64],
-        data_type: &DataType,
-    ) -> Result<RecommendedConcurrency, CodecError> {
-        self.bound(data_type)?;
-        Ok(crate::checks::recommended_concurrency(shape).map_err(input_error)?)
-    }
-}
-
 impl ArrayToArrayCodecTraits for ScaleOffsetCodec {
     fn into_dyn(self: Arc<Self>) -> Arc<dyn ArrayToArrayCodecTraits> {
         self
@@ -352,39 +341,5 @@ impl ArrayToArrayCodecTraits for ScaleOffsetCodec {
             .map_or_else(|_| decoded_fill_value.clone(), FillValue::new))
     }
 
-    fn encode<'a>(
-        &self,
-        bytes: ArrayBytes<'a>,
-        shape: &[NonZeroU64],
-        data_type: &DataType,
-        fill_value: &FillValue,
-        options: &CodecOptions,
-    ) -> Result<ArrayBytes<'a>, CodecError> {
-        self.convert(
-            Direction::Encode,
-            bytes,
-            shape,
-            data_type,
-            fill_value,
-            options,
-        )
-    }
-
-    fn decode<'a>(
-        &self,
-        bytes: ArrayBytes<'a>,
-        shape: &[NonZeroU64],
-        data_type: &DataType,
-        fill_value: &FillValue,
-        options: &CodecOptions,
-    ) -> Result<ArrayBytes<'a>, CodecError> {
-        self.convert(
-            Direction::Decode,
-            bytes,
-            shape,
-            data_type,
-            fill_value,
-            options,
-        )
-    }
+    forward_encode_decode!();
 }
