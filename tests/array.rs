@@ -1,69 +1,20 @@
-//! Both codecs through the public zarrs API: opening, writing, reading, metadata and errors.
+//! Both codecs through the public zarrs API: opening, writing, reading and metadata (errors in
+//! `tests/array_errors.rs`).
+
+#[path = "array/support.rs"]
+mod support;
 
 use std::sync::Arc;
 
-use serde_json::{Value as Json, json};
-use zarrs::array::{
-    Array, ArrayBuilder, ArrayBytes, ArrayMetadata, ArraySubset, CodecOptions, data_type,
-};
+use serde_json::json;
+use zarrs::array::{Array, ArrayBuilder, ArrayBytes, ArrayMetadata, CodecOptions, data_type};
 use zarrs::metadata::Configuration;
 use zarrs::storage::store::MemoryStore;
-use zarrs::storage::{ReadableStorageTraits, StoreKey, WritableStorageTraits};
 use zarrs_scale_offset_cast::cast_value::CastValueCodecConfiguration;
 use zarrs_scale_offset_cast::scale_offset::ScaleOffsetCodecConfiguration;
 use zarrs_scale_offset_cast::{CastValueCodec, ScaleOffsetCodec, validate_array};
 
-/// Writes array metadata with `codecs` (then `bytes`) to a new memory store and opens it.
-fn open(
-    shape: &[u64],
-    chunk: &[u64],
-    data_type: &str,
-    fill_value: Json,
-    codecs: Json,
-) -> Result<(Arc<MemoryStore>, Array<MemoryStore>), String> {
-    let Json::Array(mut codecs) = codecs else {
-        panic!("codecs must be a list")
-    };
-    codecs.push(json!({"name": "bytes", "configuration": {"endian": "little"}}));
-    let mut metadata = json!({
-        "zarr_format": 3,
-        "node_type": "array",
-        "shape": shape,
-        "data_type": data_type,
-        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunk}},
-        "chunk_key_encoding": {"name": "default"},
-    });
-    metadata["fill_value"] = fill_value;
-    metadata["codecs"] = Json::Array(codecs);
-    let store = Arc::new(MemoryStore::new());
-    store
-        .set(
-            &StoreKey::new("a/zarr.json").unwrap(),
-            serde_json::to_vec(&metadata).unwrap().into(),
-        )
-        .unwrap();
-    let array = Array::open(store.clone(), "/a").map_err(|e| e.to_string())?;
-    Ok((store, array))
-}
-
-/// The elements `start..end` of a one-dimensional array.
-fn span(start: u64, end: u64) -> ArraySubset {
-    ArraySubset::new_with_start_shape(vec![start], vec![end - start]).unwrap()
-}
-
-fn stored_metadata(store: &MemoryStore) -> Json {
-    let bytes = store
-        .get(&StoreKey::new("a/zarr.json").unwrap())
-        .unwrap()
-        .unwrap();
-    serde_json::from_slice(&bytes).unwrap()
-}
-
-const NAN_TO_UINT8: &str = r#"[
-    {"name": "scale_offset", "configuration": {"offset": -10, "scale": 0.1}},
-    {"name": "cast_value", "configuration": {"data_type": "uint8", "rounding": "nearest-even",
-        "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}}
-]"#;
+use support::{NAN_TO_UINT8, open, span, stored_metadata};
 
 #[test]
 fn float64_stored_as_uint8_reads_back_within_half_a_step_with_nan_kept() {
@@ -165,201 +116,6 @@ fn codecs_built_in_code_write_their_configuration() {
     let back: Vec<f64> = array.retrieve_array_subset(&span(0, 8)).unwrap();
     // Steps of 10 (scale 0.1), clamped to [-10, 2540].
     assert_eq!(back, [-10.0, 0.0, 0.0, 2540.0, 2540.0, -10.0, 10.0, 100.0]);
-}
-
-#[test]
-fn a_zero_scale_is_rejected_when_the_array_is_opened_or_when_its_hex_value_is_known() {
-    for scale in [json!(0), json!(0.0), json!(-0.0)] {
-        let codecs = json!([{"name": "scale_offset", "configuration": {"scale": scale}}]);
-        let error = open(&[4], &[4], "float64", json!(0), codecs).unwrap_err();
-        assert!(error.contains("is zero; it must not be"), "{error}");
-    }
-    // A hex string is a zero only in the data type it is read in.
-    let codecs =
-        json!([{"name": "scale_offset", "configuration": {"scale": "0x0000000000000000"}}]);
-    let (_, array) = open(&[4], &[4], "float64", json!(0), codecs).unwrap();
-    let error = validate_array(&array).unwrap_err().to_string();
-    assert!(error.contains("is zero; it must not be"), "{error}");
-    let error = array
-        .store_array_subset(&span(0, 4), vec![1.0f64; 4])
-        .unwrap_err()
-        .to_string();
-    assert!(error.contains("is zero; it must not be"), "{error}");
-}
-
-#[test]
-fn configuration_errors_that_need_no_data_type_are_rejected_when_opened() {
-    let cases = [
-        (
-            json!([{"name": "scale_offset", "configuration": {"offset": 1, "bogus": 2}}]),
-            "bogus",
-        ),
-        (
-            json!([{"name": "scale_offset", "configuration": {"offset": [1, 2]}}]),
-            "offset",
-        ),
-        (
-            json!([{"name": "scale_offset", "configuration": {"offset": "5"}}]),
-            "offset",
-        ),
-        (
-            json!([{"name": "cast_value", "configuration": {"data_type": "float32", "out_of_range": "wrap"}}]),
-            "wrap",
-        ),
-        (
-            json!([{"name": "cast_value", "configuration": {"data_type": "uint8", "rounding": "up"}}]),
-            "up",
-        ),
-        (
-            json!([{"name": "cast_value", "configuration": {"data_type": "uint8", "out_of_range": null}}]),
-            "null",
-        ),
-        (json!([{"name": "cast_value"}]), "data_type"),
-        (
-            json!([{"name": "cast_value", "configuration": {"data_type": "bool"}}]),
-            "not supported",
-        ),
-    ];
-    for (codecs, needle) in cases {
-        let error = open(&[4], &[4], "float64", json!(0), codecs.clone()).unwrap_err();
-        assert!(error.contains(needle), "{codecs}: {error}");
-    }
-}
-
-#[test]
-fn data_type_dependent_errors_surface_at_the_first_write_and_in_validation() {
-    let cases = [
-        (
-            "bool",
-            json!(false),
-            json!([{"name": "scale_offset", "configuration": {"offset": 1}}]),
-            "Unsupported data type bool for codec scale_offset",
-        ),
-        (
-            "complex64",
-            json!([0.0, 0.0]),
-            json!([{"name": "cast_value", "configuration": {"data_type": "float32"}}]),
-            "Unsupported data type complex64 for codec cast_value",
-        ),
-        (
-            "uint8",
-            json!(0),
-            json!([{"name": "scale_offset", "configuration": {"offset": -1}}]),
-            "offset -1 is not a valid uint8 value",
-        ),
-        (
-            "int32",
-            json!(0),
-            json!([{"name": "cast_value", "configuration": {"data_type": "int8", "scalar_map": {"encode": [["NaN", 0]]}}}]),
-            "scalar_map.encode[0] key \"NaN\" is not a valid int32 value",
-        ),
-    ];
-    for (data_type, fill, codecs, message) in cases {
-        let (store, array) = open(&[4], &[4], data_type, fill, codecs).unwrap();
-        let error = validate_array(&array).unwrap_err().to_string();
-        assert!(error.contains(message), "{error}");
-        // Not the fill value: zarrs stores a chunk of fill values without encoding it.
-        let bytes = vec![1u8; 4 * array.data_type().fixed_size().unwrap()];
-        let error = array
-            .store_chunk(&[0], ArrayBytes::new_flen(bytes))
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains(message), "{error}");
-        assert!(
-            store
-                .get(&StoreKey::new("a/c/0").unwrap())
-                .unwrap()
-                .is_none()
-        );
-    }
-}
-
-#[test]
-fn a_value_that_cannot_be_encoded_fails_the_store_and_leaves_its_chunk_unchanged() {
-    let codecs = json!([{"name": "cast_value", "configuration": {"data_type": "uint8"}}]);
-    let (store, array) = open(&[8], &[4], "float64", json!(0), codecs).unwrap();
-    array.store_array_subset(&span(0, 8), vec![1.0; 8]).unwrap();
-    let key = StoreKey::new("a/c/1").unwrap();
-    let before = store.get(&key).unwrap().unwrap();
-    let error = array
-        .store_chunk(&[1], vec![2.0, 300.0, 2.0, f64::NAN])
-        .unwrap_err()
-        .to_string();
-    assert!(error.contains("element 1 (300)"), "{error}");
-    assert!(
-        error.contains("outside the range of uint8 [0, 255]"),
-        "{error}"
-    );
-    assert!(
-        error.contains("set out_of_range to \"clamp\" or \"wrap\""),
-        "{error}"
-    );
-    assert_eq!(store.get(&key).unwrap().unwrap(), before);
-    // Over several chunks, zarrs encodes and stores each chunk on its own: the chunk holding the
-    // bad value is not written.
-    let error = array
-        .store_array_subset(
-            &span(0, 8),
-            vec![2.0, 2.0, 2.0, 2.0, f64::NAN, 2.0, 2.0, 2.0],
-        )
-        .unwrap_err()
-        .to_string();
-    assert!(
-        error.contains("uint8 has no NaN; add an entry for \"NaN\" to scalar_map.encode"),
-        "{error}"
-    );
-    assert_eq!(store.get(&key).unwrap().unwrap(), before);
-    let back: Vec<f64> = array.retrieve_array_subset(&span(4, 8)).unwrap();
-    assert_eq!(back, [1.0; 4]);
-    // A new chunk with a bad value is not created.
-    let (store, array) = open(
-        &[8],
-        &[4],
-        "float64",
-        json!(0),
-        json!([{"name": "cast_value", "configuration": {"data_type": "uint8"}}]),
-    )
-    .unwrap();
-    assert!(array.store_chunk(&[0], vec![-1.0; 4]).is_err());
-    assert!(
-        store
-            .get(&StoreKey::new("a/c/0").unwrap())
-            .unwrap()
-            .is_none()
-    );
-}
-
-#[test]
-fn a_fill_value_that_cannot_survive_the_round_trip_fails_before_any_chunk_is_touched() {
-    let codecs = json!([{"name": "cast_value", "configuration": {"data_type": "float32"}}]);
-    let (store, array) = open(&[4], &[4], "float64", json!(0.1), codecs).unwrap();
-    let message = "does not survive the round trip";
-    assert!(
-        validate_array(&array)
-            .unwrap_err()
-            .to_string()
-            .contains(message)
-    );
-    let error = array
-        .store_array_subset(&span(0, 4), vec![0.5; 4])
-        .unwrap_err()
-        .to_string();
-    assert!(error.contains(message), "{error}");
-    assert!(
-        store
-            .get(&StoreKey::new("a/c/0").unwrap())
-            .unwrap()
-            .is_none()
-    );
-    // A chunk written by someone else is not decoded either.
-    store
-        .set(&StoreKey::new("a/c/0").unwrap(), vec![0u8; 16].into())
-        .unwrap();
-    let error = array
-        .retrieve_array_subset::<Vec<f64>>(&span(0, 4))
-        .unwrap_err()
-        .to_string();
-    assert!(error.contains(message), "{error}");
 }
 
 /// Chains whose encoding of a zero fill value fails, which zarrs uses as a stand-in to plan

@@ -3,8 +3,41 @@
 
 pub mod minimal;
 
+use std::sync::Arc;
+
 use bytemuck::Pod;
 use num_traits::AsPrimitive;
+use zarrs::array::CodecOptions;
+use zarrs::array::codec::api::{ArrayToArrayCodecTraits, Codec};
+use zarrs::metadata::v3::MetadataV3;
+
+/// The chunk sizes of the codec benchmarks, in elements.
+pub const SIZES: [usize; 2] = [65_536, 16_777_216];
+
+/// The `scale_offset` of the codec passes (offset -10, scale 0.1).
+pub const SCALE_OFFSET: &str =
+    r#"{"name": "scale_offset", "configuration": {"offset": -10, "scale": 0.1}}"#;
+/// float64 → uint8, nearest-even, clamp, NaN ↔ 0.
+pub const F64_TO_U8: &str = r#"{"name": "cast_value", "configuration": {"data_type": "uint8", "rounding": "nearest-even", "out_of_range": "clamp", "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}}"#;
+
+/// A codec from its JSON metadata.
+pub fn codec(json: &str) -> Arc<dyn ArrayToArrayCodecTraits> {
+    let metadata: MetadataV3 = serde_json::from_str(json).unwrap();
+    match Codec::from_metadata(&metadata).unwrap() {
+        Codec::ArrayToArray(codec) => codec,
+        _ => unreachable!("both codecs are array-to-array"),
+    }
+}
+
+pub fn options() -> CodecOptions {
+    CodecOptions::default().with_concurrent_target(1)
+}
+
+/// The low byte of a random number.
+#[expect(clippy::cast_possible_truncation, reason = "the low bits")]
+pub fn low_byte(r: u64) -> u8 {
+    r as u8
+}
 
 /// A seeded generator (splitmix64).
 pub fn seeded(n: usize) -> impl Iterator<Item = u64> {

@@ -1,0 +1,62 @@
+//! Helpers shared by `tests/array.rs` and `tests/array_errors.rs`.
+
+#![allow(dead_code, reason = "each test file uses part of this module")]
+
+use std::sync::Arc;
+
+use serde_json::{Value as Json, json};
+use zarrs::array::{Array, ArraySubset};
+use zarrs::storage::store::MemoryStore;
+use zarrs::storage::{ReadableStorageTraits, StoreKey, WritableStorageTraits};
+
+/// Writes array metadata with `codecs` (then `bytes`) to a new memory store and opens it.
+pub(crate) fn open(
+    shape: &[u64],
+    chunk: &[u64],
+    data_type: &str,
+    fill_value: Json,
+    codecs: Json,
+) -> Result<(Arc<MemoryStore>, Array<MemoryStore>), String> {
+    let Json::Array(mut codecs) = codecs else {
+        panic!("codecs must be a list")
+    };
+    codecs.push(json!({"name": "bytes", "configuration": {"endian": "little"}}));
+    let mut metadata = json!({
+        "zarr_format": 3,
+        "node_type": "array",
+        "shape": shape,
+        "data_type": data_type,
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunk}},
+        "chunk_key_encoding": {"name": "default"},
+    });
+    metadata["fill_value"] = fill_value;
+    metadata["codecs"] = Json::Array(codecs);
+    let store = Arc::new(MemoryStore::new());
+    store
+        .set(
+            &StoreKey::new("a/zarr.json").unwrap(),
+            serde_json::to_vec(&metadata).unwrap().into(),
+        )
+        .unwrap();
+    let array = Array::open(store.clone(), "/a").map_err(|e| e.to_string())?;
+    Ok((store, array))
+}
+
+/// The elements `start..end` of a one-dimensional array.
+pub(crate) fn span(start: u64, end: u64) -> ArraySubset {
+    ArraySubset::new_with_start_shape(vec![start], vec![end - start]).unwrap()
+}
+
+pub(crate) fn stored_metadata(store: &MemoryStore) -> Json {
+    let bytes = store
+        .get(&StoreKey::new("a/zarr.json").unwrap())
+        .unwrap()
+        .unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+pub(crate) const NAN_TO_UINT8: &str = r#"[
+    {"name": "scale_offset", "configuration": {"offset": -10, "scale": 0.1}},
+    {"name": "cast_value", "configuration": {"data_type": "uint8", "rounding": "nearest-even",
+        "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}}
+]"#;
