@@ -263,3 +263,38 @@ fn validate_array_checks_the_fill_value_json_strictly() {
         assert_eq!(array.fill_value().as_ne_bytes(), [0x38]);
     }
 }
+
+#[test]
+fn errors_from_inside_a_shard_are_typed_too() {
+    // The codecs inside `sharding_indexed`: zarrs wraps the inner chunk's error once more.
+    let metadata: ArrayMetadata = serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": [8], "data_type": "int32",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [8]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+        "codecs": [{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [4],
+            "codecs": [
+                {"name": "cast_value", "configuration": {"data_type": "int8"}},
+                {"name": "bytes", "configuration": {"endian": "little"}}
+            ],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]
+        }}]
+    }))
+    .unwrap();
+    let array = Array::new_with_metadata(Arc::new(MemoryStore::new()), "/s", metadata).unwrap();
+    let error = array
+        .store_chunk(&[0], vec![1i32, 2, 3, 4, 5, 300, 7, 8])
+        .unwrap_err();
+    match Error::find(&error) {
+        Some(Error::CastValue(CastValueError::Element {
+            index, value, kind, ..
+        })) => {
+            // Element 1 of the second inner chunk.
+            assert_eq!(
+                (*index, value.as_str(), *kind),
+                (1, "300", ElementErrorKind::OutOfRange)
+            );
+        }
+        other => panic!("{error}: {other:?}"),
+    }
+}
