@@ -187,3 +187,11 @@ pub(crate) fn scalar(name: &str, bits: u64) -> Json {
         )),
     }
 }
+
+#[expect(clippy::float_cmp, reason = "exact numeric equality")]
+pub(crate) fn same_number(a: RefValue, b: RefValue) -> bool {
+    match (a, b) {
+        (RefValue::Float(x), RefValue::Float(y)) => x == y,
+        (a, b) => a == b,
+    }
+}
