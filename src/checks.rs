@@ -169,7 +169,11 @@ pub(crate) use impl_codec_traits;
 /// the direction.
 macro_rules! forward_encode_decode {
     () => {
-        fn encode<'a>(
+        $crate::checks::forward_encode_decode!(@one encode Encode);
+        $crate::checks::forward_encode_decode!(@one decode Decode);
+    };
+    (@one $method:ident $direction:ident) => {
+        fn $method<'a>(
             &self,
             bytes: zarrs::array::ArrayBytes<'a>,
             shape: &[std::num::NonZeroU64],
@@ -177,19 +181,7 @@ macro_rules! forward_encode_decode {
             fill_value: &zarrs::array::FillValue,
             options: &zarrs::array::codec::api::CodecOptions,
         ) -> Result<zarrs::array::ArrayBytes<'a>, zarrs::array::codec::api::CodecError> {
-            let direction = $crate::Direction::Encode;
-            self.convert(direction, bytes, shape, data_type, fill_value, options)
-        }
-
-        fn decode<'a>(
-            &self,
-            bytes: zarrs::array::ArrayBytes<'a>,
-            shape: &[std::num::NonZeroU64],
-            data_type: &zarrs::array::DataType,
-            fill_value: &zarrs::array::FillValue,
-            options: &zarrs::array::codec::api::CodecOptions,
-        ) -> Result<zarrs::array::ArrayBytes<'a>, zarrs::array::codec::api::CodecError> {
-            let direction = $crate::Direction::Decode;
+            let direction = $crate::Direction::$direction;
             self.convert(direction, bytes, shape, data_type, fill_value, options)
         }
     };
