@@ -117,25 +117,22 @@ pub fn inspect_array<TStorage: ?Sized + ReadableStorageTraits + 'static>(
         }
         steps.push(step);
     }
-    let array_to_bytes = chain.array_to_bytes_codec();
-    steps.push(Step {
+    // The array-to-bytes and bytes-to-bytes codecs: no data type or fill value after them.
+    let plain = |codec: &dyn zarrs::array::codec::api::CodecTraits| Step {
         codec: codec_json(
-            array_to_bytes.name(ZarrVersion::V3).map(|n| n.to_string()),
-            array_to_bytes.configuration(ZarrVersion::V3, &options),
+            codec.name(ZarrVersion::V3).map(|n| n.to_string()),
+            codec.configuration(ZarrVersion::V3, &options),
         ),
         data_type: None,
         fill_value: None,
-    });
-    for codec in chain.bytes_to_bytes_codecs() {
-        steps.push(Step {
-            codec: codec_json(
-                codec.name(ZarrVersion::V3).map(|n| n.to_string()),
-                codec.configuration(ZarrVersion::V3, &options),
-            ),
-            data_type: None,
-            fill_value: None,
-        });
-    }
+    };
+    steps.push(plain(chain.array_to_bytes_codec().as_ref()));
+    steps.extend(
+        chain
+            .bytes_to_bytes_codecs()
+            .iter()
+            .map(|c| plain(c.as_ref())),
+    );
     let validation = validate_array(array).map_err(|error| error.to_string());
     let statistics = if uses_these_codecs && validation.is_ok() {
         Some(statistics(array, progress)?)

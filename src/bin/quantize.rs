@@ -130,7 +130,6 @@ fn run(args: &Arguments) -> Result<(), String> {
         bar.set_message(match stage {
             Stage::Scan => "scanning",
             Stage::Write => "writing",
-            Stage::Verify => "verifying",
         });
         bar.set_position(done);
     };

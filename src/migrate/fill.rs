@@ -9,19 +9,11 @@ use zarrs::array::{ArrayBytes, ArrayError};
 
 use super::legacy::{Float, Legacy, integers};
 use super::{MigrateError, metadata_error};
+use crate::numeric::NumericType;
 
-/// The smallest and largest value of the integer type `name`.
-fn range(name: &str) -> (i128, i128) {
-    match name {
-        "int8" => (-128, 127),
-        "int16" => (-32_768, 32_767),
-        "int32" => (i128::from(i32::MIN), i128::from(i32::MAX)),
-        "int64" => (i128::from(i64::MIN), i128::from(i64::MAX)),
-        "uint8" => (0, 255),
-        "uint16" => (0, 65_535),
-        "uint32" => (0, i128::from(u32::MAX)),
-        _ => (0, i128::from(u64::MAX)),
-    }
+/// The smallest and largest value of the integer type `t`.
+fn range(t: NumericType) -> (i128, i128) {
+    t.int_format().map_or((0, 0), |f| (f.min(), f.max()))
 }
 
 /// The codes the stored elements use.
@@ -35,7 +27,7 @@ pub(super) struct UsedCodes {
 }
 
 impl UsedCodes {
-    pub(super) fn new(astype: &str) -> Self {
+    pub(super) fn new(astype: NumericType) -> Self {
         let type_range = range(astype);
         let seen = usize::try_from(type_range.1 - type_range.0 + 1)
             .ok()
@@ -50,7 +42,11 @@ impl UsedCodes {
     }
 
     /// Adds the codes of a stored chunk.
-    pub(super) fn add(&mut self, astype: &str, stored: ArrayBytes<'_>) -> Result<(), ArrayError> {
+    pub(super) fn add(
+        &mut self,
+        astype: NumericType,
+        stored: ArrayBytes<'_>,
+    ) -> Result<(), ArrayError> {
         for q in integers(astype, &stored.into_fixed()?) {
             self.min = self.min.min(q);
             self.max = self.max.max(q);
@@ -128,7 +124,7 @@ pub(super) fn fill_entry(
     let code = used.free().ok_or_else(|| {
         MigrateError::Unsupported(format!(
             "the fill value {fill} becomes {t} after scale_offset, which {} cannot hold, and every code is in use, so none can be reserved for it",
-            legacy.astype
+            legacy.astype.name()
         ))
     })?;
     Ok(Some((t, code)))

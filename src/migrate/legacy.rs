@@ -5,6 +5,7 @@ use half::f16;
 use serde_json::{Value, json};
 
 use super::MigrateError;
+use crate::numeric::{NumericType, element_bits};
 
 /// The data types the migration handles: float arrays stored as integers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,8 +22,8 @@ pub(super) struct Legacy {
     pub(super) offset: f64,
     pub(super) scale: f64,
     pub(super) dtype: Float,
-    /// The Zarr V3 name of the integer type the values are stored as.
-    pub(super) astype: &'static str,
+    /// The integer type the values are stored as.
+    pub(super) astype: NumericType,
 }
 
 /// The Zarr V3 name of a Zarr V2 (`NumPy`) data type string, without its byte order.
@@ -80,8 +81,9 @@ impl Legacy {
                 )));
             }
         };
-        let astype_name = v2_type(&astype)
-            .filter(|n| n.starts_with("int") || n.starts_with("uint"))
+        let astype_type = v2_type(&astype)
+            .and_then(NumericType::from_name)
+            .filter(|t| t.int_format().is_some())
             .ok_or_else(|| unsupported(format!("astype {astype:?} is not an integer type")))?;
         if astype.starts_with('>') {
             return Err(unsupported(format!("astype {astype:?} is big-endian")));
@@ -90,7 +92,7 @@ impl Legacy {
             offset,
             scale,
             dtype,
-            astype: astype_name,
+            astype: astype_type,
         })
     }
 
@@ -125,7 +127,7 @@ impl Legacy {
         codecs.push(json!({"name": "scale_offset", "configuration": {
             "offset": self.offset, "scale": self.scale}}));
         let mut cast = json!({"name": "cast_value", "configuration": {
-            "data_type": self.astype, "rounding": "nearest-even", "out_of_range": "wrap"}});
+            "data_type": self.astype.name(), "rounding": "nearest-even", "out_of_range": "wrap"}});
         if let Some((value, code)) = fill_entry {
             let value = scalar_json(value);
             let code = u64::try_from(code)
@@ -151,7 +153,7 @@ impl Legacy {
         if let Some((value, code)) = fill_entry {
             notes.push(format!(
                 "the fill value {fill} becomes {value} after scale_offset, which {} cannot hold exactly; cast_value stores it as {code}, a code no stored element uses (numcodecs stored whatever its cast gave)",
-                self.astype
+                self.astype.name()
             ));
         }
         notes
@@ -177,26 +179,23 @@ fn scalar_json(x: f64) -> Value {
     }
 }
 
-/// The stored integers of `bytes` (elements of the integer type `astype`), in native order.
-pub(super) fn integers(astype: &str, bytes: &[u8]) -> Vec<i128> {
-    macro_rules! read {
-        ($t:ty) => {
-            bytemuck::pod_collect_to_vec::<u8, $t>(bytes)
-                .into_iter()
-                .map(i128::from)
-                .collect()
-        };
-    }
-    match astype {
-        "int8" => read!(i8),
-        "int16" => read!(i16),
-        "int32" => read!(i32),
-        "int64" => read!(i64),
-        "uint8" => read!(u8),
-        "uint16" => read!(u16),
-        "uint32" => read!(u32),
-        _ => read!(u64),
-    }
+/// The stored integers of `bytes` (native-endian elements of the integer type `astype`).
+pub(super) fn integers(astype: NumericType, bytes: &[u8]) -> Vec<i128> {
+    let Some(format) = astype.int_format() else {
+        return Vec::new();
+    };
+    let unused = 64 - format.bits;
+    bytes
+        .chunks_exact(astype.size())
+        .map(|element| {
+            let bits = element_bits(element) << unused;
+            if format.signed {
+                i128::from(bits.cast_signed() >> unused)
+            } else {
+                i128::from(bits >> unused)
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -216,7 +215,10 @@ mod tests {
             Legacy::new(&json!({"offset": -0.1, "scale": 10000, "dtype": "<f8", "astype": "<u2"}))
                 .unwrap();
         assert_eq!((legacy.offset, legacy.scale), (-0.1, 10000.0));
-        assert_eq!((legacy.dtype, legacy.astype), (Float::Float64, "uint16"));
+        assert_eq!(
+            (legacy.dtype, legacy.astype.name()),
+            (Float::Float64, "uint16")
+        );
         // float64 arithmetic: 4464 / 10000 - 0.1.
         assert_eq!(
             legacy.decode(4464).to_bits(),

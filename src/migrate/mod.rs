@@ -22,10 +22,12 @@
 mod fill;
 mod legacy;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::Value;
-use zarrs::array::{Array, ArrayBytes, ArrayError, ArrayMetadata};
+use zarrs::array::codec::api::ArrayToBytesCodecTraits;
+use zarrs::array::{Array, ArrayBytes, ArrayError, ArrayMetadata, CodecOptions};
 use zarrs::metadata::v2::ArrayMetadataV2;
 use zarrs::node::{NodePath, meta_key_v2_array, meta_key_v2_attributes, meta_key_v3};
 use zarrs::storage::{ReadableWritableListableStorageTraits, StorageError};
@@ -214,13 +216,13 @@ pub fn migrate_array<TStorage: ?Sized + ReadableWritableListableStorageTraits + 
     let mut raw_codecs = codecs.clone();
     raw_codecs.remove(position);
     raw["codecs"] = Value::Array(raw_codecs);
-    raw["data_type"] = Value::from(legacy.astype);
+    raw["data_type"] = Value::from(legacy.astype.name());
     raw["fill_value"] = Value::from(0);
     let raw_array = open(&raw)?;
     let mut used = fill::UsedCodes::new(legacy.astype);
     for indices in chunk_indices(&raw_array) {
-        if raw_array.retrieve_encoded_chunk(&indices)?.is_some() {
-            used.add(legacy.astype, raw_array.retrieve_chunk(&indices)?)?;
+        if let Some(stored) = raw_array.retrieve_chunk_if_exists(&indices)? {
+            used.add(legacy.astype, stored)?;
         }
     }
     let fill = fill::fill_value(&old["fill_value"], legacy.dtype)?;
@@ -279,10 +281,11 @@ fn verify_chunks<TStorage: ?Sized + ReadableWritableListableStorageTraits + 'sta
     report: &mut MigrationReport,
 ) -> Result<(), MigrateError> {
     for indices in chunk_indices(raw_array) {
-        if raw_array.retrieve_encoded_chunk(&indices)?.is_none() {
+        // One read of the stored chunk, decoded through each chain.
+        let Some(encoded) = raw_array.retrieve_encoded_chunk(&indices)? else {
             continue;
-        }
-        let stored: ArrayBytes<'static> = raw_array.retrieve_chunk(&indices)?;
+        };
+        let stored = decode_stored(raw_array, &indices, &encoded)?;
         let expected: Vec<f64> = integers(
             legacy.astype,
             &stored.into_fixed().map_err(ArrayError::from)?,
@@ -290,8 +293,7 @@ fn verify_chunks<TStorage: ?Sized + ReadableWritableListableStorageTraits + 'sta
         .into_iter()
         .map(|q| legacy.decode(q))
         .collect();
-        let got = match new_array
-            .retrieve_chunk::<ArrayBytes<'static>>(&indices)
+        let got = match decode_stored(new_array, &indices, &encoded)
             .and_then(|bytes| to_f64(new_array.data_type(), &bytes))
         {
             Ok(got) => got,
@@ -315,8 +317,7 @@ fn verify_chunks<TStorage: ?Sized + ReadableWritableListableStorageTraits + 'sta
         if let (Some(old_array), Ok((count, largest))) =
             (old_array, &mut report.zarrs_builtin_differences)
         {
-            match old_array
-                .retrieve_chunk::<ArrayBytes<'static>>(&indices)
+            match decode_stored(old_array, &indices, &encoded)
                 .and_then(|bytes| to_f64(old_array.data_type(), &bytes))
             {
                 Ok(builtin) => {
@@ -334,4 +335,21 @@ fn verify_chunks<TStorage: ?Sized + ReadableWritableListableStorageTraits + 'sta
         report.elements += expected.len() as u64;
     }
     Ok(())
+}
+
+/// The stored chunk `encoded` at `indices`, decoded through the codecs of `array`.
+fn decode_stored<TStorage: ?Sized>(
+    array: &Array<TStorage>,
+    indices: &[u64],
+    encoded: &[u8],
+) -> Result<ArrayBytes<'static>, ArrayError> {
+    let shape = array.chunk_shape(indices)?;
+    let decoded = array.codecs().decode(
+        Cow::Borrowed(encoded),
+        &shape,
+        array.data_type(),
+        array.fill_value(),
+        &CodecOptions::default(),
+    )?;
+    Ok(decoded.into_owned())
 }

@@ -51,6 +51,16 @@ impl IntFormat {
     }
 }
 
+impl NumericType {
+    /// The integer format, for integer types.
+    pub(crate) const fn int_format(self) -> Option<IntFormat> {
+        match self.kind() {
+            Kind::Int(format) => Some(format),
+            Kind::Float(_) => None,
+        }
+    }
+}
+
 /// What kind of number a data type holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -91,6 +101,14 @@ macro_rules! numeric_types {
             pub(crate) fn data_type(self) -> DataType {
                 match self {
                     $(Self::$variant => dt::$factory(),)*
+                }
+            }
+
+            /// The numeric type of a Zarr V3 data type name.
+            pub(crate) fn from_name(name: &str) -> Option<Self> {
+                match name {
+                    $($name => Some(Self::$variant),)*
+                    _ => None,
                 }
             }
 

@@ -50,6 +50,7 @@ use std::sync::Arc;
 use zarrs::array::codec::api::ArrayToArrayCodecTraits;
 use zarrs::array::{DataType, FillValueMetadata, data_type};
 
+use crate::numeric::numeric_type;
 use crate::{
     CastValueCodec, CastValueError, CastValueRoundingMode, ScaleOffsetCodec, ScaleOffsetError,
 };
@@ -128,25 +129,22 @@ pub enum PlanError {
 }
 
 /// The integer storage types, in order of preference, with their ranges.
-fn storage_types() -> [(DataType, i128, i128); 8] {
+fn storage_types() -> impl Iterator<Item = (DataType, i128, i128)> {
     [
-        (data_type::uint8(), 0, 255),
-        (data_type::int8(), -128, 127),
-        (data_type::uint16(), 0, 65_535),
-        (data_type::int16(), -32_768, 32_767),
-        (data_type::uint32(), 0, i128::from(u32::MAX)),
-        (
-            data_type::int32(),
-            i128::from(i32::MIN),
-            i128::from(i32::MAX),
-        ),
-        (data_type::uint64(), 0, i128::from(u64::MAX)),
-        (
-            data_type::int64(),
-            i128::from(i64::MIN),
-            i128::from(i64::MAX),
-        ),
+        data_type::uint8(),
+        data_type::int8(),
+        data_type::uint16(),
+        data_type::int16(),
+        data_type::uint32(),
+        data_type::int32(),
+        data_type::uint64(),
+        data_type::int64(),
     ]
+    .into_iter()
+    .filter_map(|data_type| {
+        let format = numeric_type(&data_type)?.int_format()?;
+        Some((data_type, format.min(), format.max()))
+    })
 }
 
 /// The candidate scales `m * 10^k` (m in 1, 2, 5) from below `at_least` upwards.
@@ -240,9 +238,8 @@ pub fn plan(
         #[expect(clippy::cast_possible_truncation, reason = "codes of at most 2^54")]
         let (lo, hi) = (lo as i128, hi as i128);
         let reserved_count = i128::try_from(reserved_count).unwrap_or(0);
-        let Some((storage, _, top)) = storage_types()
-            .into_iter()
-            .find(|(_, tmin, tmax)| *tmin <= lo && hi <= *tmax - reserved_count)
+        let Some((storage, _, top)) =
+            storage_types().find(|(_, tmin, tmax)| *tmin <= lo && hi <= *tmax - reserved_count)
         else {
             return Err(PlanError::TooManyCodes(lo, hi));
         };

@@ -34,10 +34,8 @@ pub struct QuantizeReport {
 pub enum Stage {
     /// Reading the source to find its range.
     Scan,
-    /// Writing the quantised chunks.
+    /// Writing the quantised chunks, and reading each back to compare every element.
     Write,
-    /// Reading both arrays to compare every element.
-    Verify,
 }
 
 /// Why [`quantize_array`] failed.
@@ -66,7 +64,7 @@ pub enum QuantizeError {
     Verify {
         /// The chunk's indices.
         chunk: Vec<u64>,
-        /// The element's index within the chunk (C order, within the array's bounds).
+        /// The element's index within the chunk (C order, the whole chunk).
         element: usize,
         /// The source's value.
         source_value: f64,
@@ -80,7 +78,8 @@ pub enum QuantizeError {
 /// Rewrites `source` (a float array) into a new array at `path` of `target`, stored as integers
 /// by the [`plan`] for its range (read from every chunk) and fill value at `precision`, with
 /// `compressors` after the `bytes` codec. Shape, chunk grid, fill value, dimension names and
-/// attributes stay as they are. Chunks are written and then verified in parallel (rayon);
+/// attributes stay as they are. Chunks are written, read back from the store and compared with the
+/// source in parallel (rayon);
 /// `progress` is called after each chunk with the stage, the chunks done and the chunks in all.
 ///
 /// # Errors
@@ -120,26 +119,12 @@ where
     let chunks = chunk_indices(source);
     let total = chunks.len() as u64;
     let done = AtomicU64::new(0);
-    chunks.par_iter().try_for_each(|indices| {
-        let bytes: ArrayBytes<'static> = source.retrieve_chunk(indices)?;
-        array.store_chunk(indices, bytes)?;
-        progress(
-            Stage::Write,
-            done.fetch_add(1, Ordering::Relaxed) + 1,
-            total,
-        );
-        Ok::<_, QuantizeError>(())
-    })?;
-    let done = AtomicU64::new(0);
     let (elements, max_error) = chunks
         .par_iter()
         .map(|indices| {
-            let result = verify_chunk(source, &array, indices, plan.max_error);
-            progress(
-                Stage::Verify,
-                done.fetch_add(1, Ordering::Relaxed) + 1,
-                total,
-            );
+            let result = write_chunk(source, &array, indices, plan.max_error);
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            progress(Stage::Write, n, total);
             result
         })
         .try_reduce(|| (0, 0.0), |a, b| Ok((a.0 + b.0, a.1.max(b.1))))?;
@@ -152,8 +137,9 @@ where
     Ok((array, report))
 }
 
-/// Compares the chunk at `indices` of both arrays: the elements and the largest error.
-fn verify_chunk<TSource, TTarget>(
+/// Writes the chunk at `indices` of `source` to `target`, reads it back from the store and
+/// compares every element with the source's: the elements within the array, and the largest error.
+fn write_chunk<TSource, TTarget>(
     source: &Array<TSource>,
     target: &Array<TTarget>,
     indices: &[u64],
@@ -161,12 +147,12 @@ fn verify_chunk<TSource, TTarget>(
 ) -> Result<(u64, f64), QuantizeError>
 where
     TSource: ?Sized + ReadableStorageTraits + 'static,
-    TTarget: ?Sized + ReadableStorageTraits + 'static,
+    TTarget: ?Sized + ReadableWritableStorageTraits + 'static,
 {
-    let subset = source.chunk_subset_bounded(indices)?;
-    let expected: ArrayBytes<'static> = source.retrieve_array_subset(&subset)?;
-    let read: ArrayBytes<'static> = target.retrieve_array_subset(&subset)?;
-    let expected = to_f64(source.data_type(), &expected)?;
+    let bytes: ArrayBytes<'static> = source.retrieve_chunk(indices)?;
+    let expected = to_f64(source.data_type(), &bytes)?;
+    target.store_chunk(indices, bytes)?;
+    let read: ArrayBytes<'static> = target.retrieve_chunk(indices)?;
     let read = to_f64(target.data_type(), &read)?;
     let mut largest = 0f64;
     for (element, (&x, &z)) in expected.iter().zip(&read).enumerate() {
@@ -184,5 +170,8 @@ where
         }
         largest = largest.max(error);
     }
-    Ok((expected.len() as u64, largest))
+    Ok((
+        source.chunk_subset_bounded(indices)?.num_elements(),
+        largest,
+    ))
 }
