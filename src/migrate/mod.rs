@@ -19,20 +19,21 @@
 //! computes in float32: the report counts the elements it reads differently from numcodecs (and
 //! from the migrated chain).
 
+mod elementwise;
 mod fill;
 mod legacy;
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::Value;
-use zarrs::array::codec::api::ArrayToBytesCodecTraits;
-use zarrs::array::{Array, ArrayBytes, ArrayError, ArrayMetadata, CodecOptions};
+use zarrs::array::{Array, ArrayBytes, ArrayError, ArrayMetadata, DataType};
 use zarrs::metadata::v2::ArrayMetadataV2;
+use zarrs::metadata::v3::MetadataV3;
 use zarrs::node::{NodePath, meta_key_v2_array, meta_key_v2_attributes, meta_key_v3};
 use zarrs::storage::{ReadableWritableListableStorageTraits, StorageError};
 
 use crate::quantize::{chunk_indices, to_f64};
+use elementwise::Elementwise;
 use legacy::{Legacy, integers};
 
 /// The name of the legacy codec in Zarr V3 metadata.
@@ -233,7 +234,6 @@ pub fn migrate_array<TStorage: ?Sized + ReadableWritableListableStorageTraits + 
     new_codecs.splice(position..=position, replacement.clone());
     new["codecs"] = Value::Array(new_codecs);
     let new_array = open(&new)?;
-    let old_array = open(&old);
     crate::validate_array(&new_array).map_err(metadata_error)?;
     let mut report = MigrationReport {
         zarr_format,
@@ -242,20 +242,31 @@ pub fn migrate_array<TStorage: ?Sized + ReadableWritableListableStorageTraits + 
         metadata: new.clone(),
         chunks: 0,
         elements: 0,
-        zarrs_builtin_differences: old_array.as_ref().map(|_| (0, 0.0)).map_err(
-            |error| match error {
-                MigrateError::Metadata(message) => message.clone(),
-                other => other.to_string(),
-            },
-        ),
+        zarrs_builtin_differences: Ok((0, 0.0)),
         notes: legacy.differences(fill, fill_entry),
         applied: false,
     };
+    // The legacy codec and its replacement, run on the stored integers of each chunk.
+    let replacement = Elementwise::new(
+        &report.codecs,
+        new_array.data_type(),
+        new_array.fill_value(),
+    )
+    .map_err(MigrateError::Metadata)?;
+    // zarrs' own legacy codec, where zarrs can create it.
+    let builtin = Elementwise::new(
+        &codecs[position..=position],
+        new_array.data_type(),
+        new_array.fill_value(),
+    );
+    if let Err(error) = &builtin {
+        report.zarrs_builtin_differences = Err(error.clone());
+    }
     verify_chunks(
         &legacy,
         &raw_array,
-        &new_array,
-        old_array.as_ref().ok(),
+        &replacement,
+        builtin.as_ref().ok(),
         &mut report,
     )?;
     if !dry_run {
@@ -270,31 +281,33 @@ pub fn migrate_array<TStorage: ?Sized + ReadableWritableListableStorageTraits + 
     Ok(report)
 }
 
-/// Checks that every stored chunk decodes through `new` (the migrated chain) bit for bit as
-/// numcodecs decodes the integers `raw` reads, and counts the elements `old` (zarrs' own legacy
-/// codec) reads differently.
+/// Checks that the integers of every stored chunk (read by `raw_array`) decode through
+/// `replacement` bit for bit as numcodecs decodes them, and counts the elements `builtin` (zarrs'
+/// own legacy codec) reads differently.
 fn verify_chunks<TStorage: ?Sized + ReadableWritableListableStorageTraits + 'static>(
     legacy: &Legacy,
     raw_array: &Array<TStorage>,
-    new_array: &Array<TStorage>,
-    old_array: Option<&Array<TStorage>>,
+    replacement: &Elementwise,
+    builtin: Option<&Elementwise>,
     report: &mut MigrationReport,
 ) -> Result<(), MigrateError> {
+    let data_type =
+        DataType::from_metadata(&MetadataV3::new(legacy.dtype_name())).map_err(metadata_error)?;
     for indices in chunk_indices(raw_array) {
-        // One read of the stored chunk, decoded through each chain.
-        let Some(encoded) = raw_array.retrieve_encoded_chunk(&indices)? else {
+        // Each stored chunk read and decompressed once.
+        let Some(stored) = raw_array.retrieve_chunk_if_exists::<ArrayBytes<'static>>(&indices)?
+        else {
             continue;
         };
-        let stored = decode_stored(raw_array, &indices, &encoded)?;
-        let expected: Vec<f64> = integers(
-            legacy.astype,
-            &stored.into_fixed().map_err(ArrayError::from)?,
-        )
-        .into_iter()
-        .map(|q| legacy.decode(q))
-        .collect();
-        let got = match decode_stored(new_array, &indices, &encoded)
-            .and_then(|bytes| to_f64(new_array.data_type(), &bytes))
+        let stored = stored.into_fixed().map_err(ArrayError::from)?;
+        let expected: Vec<f64> = integers(legacy.astype, &stored)
+            .into_iter()
+            .map(|q| legacy.decode(q))
+            .collect();
+        let got = match replacement
+            .decode(&stored)
+            .map_err(ArrayError::from)
+            .and_then(|bytes| to_f64(&data_type, &bytes))
         {
             Ok(got) => got,
             Err(error) => {
@@ -314,11 +327,13 @@ fn verify_chunks<TStorage: ?Sized + ReadableWritableListableStorageTraits + 'sta
                 });
             }
         }
-        if let (Some(old_array), Ok((count, largest))) =
-            (old_array, &mut report.zarrs_builtin_differences)
+        if let (Some(builtin), Ok((count, largest))) =
+            (builtin, &mut report.zarrs_builtin_differences)
         {
-            match decode_stored(old_array, &indices, &encoded)
-                .and_then(|bytes| to_f64(old_array.data_type(), &bytes))
+            match builtin
+                .decode(&stored)
+                .map_err(ArrayError::from)
+                .and_then(|bytes| to_f64(&data_type, &bytes))
             {
                 Ok(builtin) => {
                     for (&want, &zarrs) in expected.iter().zip(&builtin) {
@@ -335,21 +350,4 @@ fn verify_chunks<TStorage: ?Sized + ReadableWritableListableStorageTraits + 'sta
         report.elements += expected.len() as u64;
     }
     Ok(())
-}
-
-/// The stored chunk `encoded` at `indices`, decoded through the codecs of `array`.
-fn decode_stored<TStorage: ?Sized>(
-    array: &Array<TStorage>,
-    indices: &[u64],
-    encoded: &[u8],
-) -> Result<ArrayBytes<'static>, ArrayError> {
-    let shape = array.chunk_shape(indices)?;
-    let decoded = array.codecs().decode(
-        Cow::Borrowed(encoded),
-        &shape,
-        array.data_type(),
-        array.fill_value(),
-        &CodecOptions::default(),
-    )?;
-    Ok(decoded.into_owned())
 }

@@ -112,7 +112,11 @@ pub(crate) fn chunk_indices<TStorage: ?Sized>(array: &Array<TStorage>) -> Vec<Ve
 
 /// The elements of `bytes` (of the float type `data_type`) as `f64`s.
 pub(crate) fn to_f64(data_type: &DataType, bytes: &ArrayBytes<'_>) -> Result<Vec<f64>, ArrayError> {
-    let bytes = bytes.clone().into_fixed()?;
+    let ArrayBytes::Fixed(bytes) = bytes else {
+        return Err(ArrayError::Other(
+            "expected fixed-length elements of a float type".into(),
+        ));
+    };
     let name = data_type
         .name_v3()
         .map(|n| n.to_string())
