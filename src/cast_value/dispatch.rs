@@ -5,6 +5,7 @@
 //! width (bounds and wrapping are run-time values), float16 and bfloat16 inputs widened to
 //! float32 on the way in, so that one instantiation serves many pairs.
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use num_traits::AsPrimitive;
@@ -257,19 +258,20 @@ struct Widen16 {
     bfloat16: bool,
 }
 
-impl Typed for Widen16 {
+// SAFETY: every output element is written, with a value.
+unsafe impl Typed for Widen16 {
     type In = u16;
     type Out = f32;
 
-    fn convert(&self, input: &[u16], output: &mut [f32]) -> Result<(), ElementFault> {
+    fn convert(&self, input: &[u16], output: &mut [MaybeUninit<f32>]) -> Result<(), ElementFault> {
         if self.bfloat16 {
             // bfloat16 is the upper half of a float32.
             for (&x, y) in input.iter().zip(output.iter_mut()) {
-                *y = f32::from_bits(u32::from(x) << 16);
+                y.write(f32::from_bits(u32::from(x) << 16));
             }
         } else {
             for (&x, y) in input.iter().zip(output.iter_mut()) {
-                *y = half::f16::from_bits(x).to_f32();
+                y.write(half::f16::from_bits(x).to_f32());
             }
         }
         Ok(())

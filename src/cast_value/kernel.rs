@@ -13,24 +13,28 @@
 //!    names the first failure. This pass runs element by element, on the portable path only.
 
 use std::fmt::Debug;
+use std::mem::MaybeUninit;
 
 use super::element::CheckedCast;
 use super::scalar_map::ScalarMap;
 use crate::fault::ElementFault;
-use crate::kernel::Typed;
 use crate::kernel::simd::{Isa, Vectorized};
+use crate::kernel::{Typed, assume_init};
 use crate::numeric::{MapInput, NumericType, Storage, decode};
 
 /// The first pass of a cast.
-pub(crate) trait FastPath: Send + Sync + Debug + 'static {
+///
+/// # Safety
+/// [`Self::convert`] writes every output element, with initialised values.
+pub(crate) unsafe trait FastPath: Send + Sync + Debug + 'static {
     /// The input storage.
     type In: MapInput;
     /// The output storage.
     type Out: Storage;
 
-    /// Converts every element, correctly for all but those it cannot decide exactly; returns
-    /// whether there are any of those.
-    fn convert(&self, input: &[Self::In], output: &mut [Self::Out]) -> bool;
+    /// Converts every element (writing every output element), correctly for all but those it
+    /// cannot decide exactly; returns whether there are any of those.
+    fn convert(&self, input: &[Self::In], output: &mut [MaybeUninit<Self::Out>]) -> bool;
 }
 
 /// A complete cast between two storage types.
@@ -66,8 +70,10 @@ impl<P: FastPath> CastKernel<P> {
     #[inline(never)]
     fn settle(&self, input: &[P::In], output: &mut [P::Out]) -> Result<(), ElementFault> {
         for (index, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
-            let mut one = [P::Out::default()];
-            let undecided = self.fast.convert(std::slice::from_ref(&x), &mut one);
+            let mut slot = [MaybeUninit::uninit()];
+            let undecided = self.fast.convert(std::slice::from_ref(&x), &mut slot);
+            // SAFETY: the fast path writes every output element (its trait's contract).
+            let mut one = [unsafe { slot[0].assume_init() }];
             if undecided && !self.map.settles(x) || self.map.overwrite(&[x], &mut one) {
                 let bits = x.to_bits();
                 *y = self
@@ -85,16 +91,24 @@ impl<P: FastPath> CastKernel<P> {
     }
 }
 
-impl<P: FastPath> Typed for CastKernel<P> {
+// SAFETY: the fast pass writes every output element (`FastPath`'s contract); the later passes
+// overwrite some of them with values.
+unsafe impl<P: FastPath> Typed for CastKernel<P> {
     type In = P::In;
     type Out = P::Out;
 
-    fn convert(&self, input: &[Self::In], output: &mut [Self::Out]) -> Result<(), ElementFault> {
+    fn convert(
+        &self,
+        input: &[Self::In],
+        output: &mut [MaybeUninit<Self::Out>],
+    ) -> Result<(), ElementFault> {
         let undecided = self.isa.run(FastPass {
             kernel: self,
             input,
             output: &mut *output,
         });
+        // SAFETY: the fast pass wrote every element.
+        let output = unsafe { assume_init(output) };
         if undecided {
             self.settle(input, output)?;
         }
@@ -106,7 +120,7 @@ impl<P: FastPath> Typed for CastKernel<P> {
 struct FastPass<'a, P: FastPath> {
     kernel: &'a CastKernel<P>,
     input: &'a [P::In],
-    output: &'a mut [P::Out],
+    output: &'a mut [MaybeUninit<P::Out>],
 }
 
 impl<P: FastPath> Vectorized for FastPass<'_, P> {
@@ -118,8 +132,10 @@ impl<P: FastPath> Vectorized for FastPass<'_, P> {
     )]
     #[inline(always)]
     fn run(self) -> bool {
-        let undecided = self.kernel.fast.convert(self.input, self.output);
-        let poisoned = self.kernel.map.overwrite(self.input, self.output);
+        let undecided = self.kernel.fast.convert(self.input, &mut *self.output);
+        // SAFETY: the fast path wrote every element (its trait's contract).
+        let output = unsafe { assume_init(self.output) };
+        let poisoned = self.kernel.map.overwrite(self.input, output);
         undecided | poisoned
     }
 }

@@ -4,8 +4,9 @@
 //!   the kernel can, else block by block through a copy on the stack where the output of a block
 //!   would overwrite its own input.
 //! - Otherwise the output goes to one new buffer that is never zero-filled: each block is
-//!   converted on the stack and copied into the buffer's spare capacity, which becomes the
-//!   vector's contents only once every block succeeded (see [`buffer`](super::buffer)).
+//!   converted straight into the buffer's spare capacity (the kernels write every output element),
+//!   which becomes the vector's contents only once every block succeeded (see
+//!   [`buffer`](super::buffer)).
 //! - Borrowed input is read where it is; nothing assumes alignment (misaligned blocks pass
 //!   through the same stack blocks).
 //! - Large chunks are split over rayon threads when asked for.
@@ -74,7 +75,7 @@ pub(crate) fn apply<'a>(
             let spare = &mut output.spare_capacity_mut()[..n * out_size];
             convert_parts(kernel, &bytes[..n * in_size], spare, tasks)?;
             // SAFETY: `convert_parts` succeeded, so every one of the `n * out_size` bytes of the
-            // spare capacity was written (each block copies its whole output there).
+            // spare capacity was written (each block writes its whole output there, or copies it).
             unsafe { output.set_len(n * out_size) };
             Ok(Cow::Owned(output))
         }
@@ -144,15 +145,20 @@ fn in_place(kernel: &dyn Kernel, buffer: &mut [u8], tasks: usize) -> Result<(), 
     first_fault(results, per_task)
 }
 
-/// Where the output of a range of elements goes.
+/// Where the output of a range of elements goes: written where it is when aligned for the output
+/// type, else converted on the stack and copied there.
 enum Output<'o> {
-    /// Initialised bytes, written where they are when aligned.
+    /// Initialised bytes.
     Init(&'o mut [u8]),
-    /// Bytes not yet written: every block is converted on the stack and copied there.
+    /// Bytes not yet written.
     Uninit(&'o mut [MaybeUninit<u8>]),
 }
 
 fn is_aligned(bytes: &[u8], size: usize) -> bool {
+    bytes.as_ptr().align_offset(size) == 0
+}
+
+fn is_aligned_uninit(bytes: &[MaybeUninit<u8>], size: usize) -> bool {
     bytes.as_ptr().align_offset(size) == 0
 }
 
@@ -178,22 +184,22 @@ fn convert_range(
             staged
         };
         let out_range = start * out_size..(start + len) * out_size;
-        let direct = match &mut output {
+        let result = match &mut output {
             Output::Init(out) if is_aligned(&out[out_range.clone()], out_size) => {
-                Some(&mut out[out_range.clone()])
+                kernel.convert_init(block, &mut out[out_range])
             }
-            _ => None,
+            Output::Uninit(out) if is_aligned_uninit(&out[out_range.clone()], out_size) => {
+                kernel.convert(block, &mut out[out_range])
+            }
+            output => {
+                let staged = staged_out.bytes(len * out_size);
+                kernel.convert_init(block, staged).map(|()| match output {
+                    Output::Init(out) => out[out_range].copy_from_slice(staged),
+                    Output::Uninit(out) => write_uninit(&mut out[out_range], staged),
+                })
+            }
         };
-        if let Some(out) = direct {
-            kernel.convert(block, out).map_err(|f| f.offset(start))?;
-        } else {
-            let staged = staged_out.bytes(len * out_size);
-            kernel.convert(block, staged).map_err(|f| f.offset(start))?;
-            match &mut output {
-                Output::Init(out) => out[out_range].copy_from_slice(staged),
-                Output::Uninit(out) => write_uninit(&mut out[out_range], staged),
-            }
-        }
+        result.map_err(|f| f.offset(start))?;
         start += len;
     }
     Ok(())
@@ -262,11 +268,11 @@ fn convert_aligned_input(
         return Ok(());
     }
     if is_aligned(output, kernel.sizes().1) {
-        return kernel.convert(input, output);
+        return kernel.convert_init(input, output);
     }
     let mut stage = Stage::default();
     let staged = stage.bytes(output.len());
-    kernel.convert(input, staged)?;
+    kernel.convert_init(input, staged)?;
     output.copy_from_slice(staged);
     Ok(())
 }

@@ -9,14 +9,15 @@ use crate::numeric::Value;
 /// Narrows u32 to u16, failing on values above `u16::MAX`.
 #[derive(Debug)]
 struct Narrow;
-impl Typed for Narrow {
+// SAFETY: every output element written is a value.
+unsafe impl Typed for Narrow {
     type In = u32;
     type Out = u16;
-    fn convert(&self, input: &[u32], output: &mut [u16]) -> Result<(), ElementFault> {
+    fn convert(&self, input: &[u32], output: &mut [MaybeUninit<u16>]) -> Result<(), ElementFault> {
         for (i, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
-            *y = u16::try_from(x).map_err(|_| {
+            y.write(u16::try_from(x).map_err(|_| {
                 ElementFault::new(i, FaultKind::OutOfRange, Value::from_u64(u64::from(x)))
-            })?;
+            })?);
         }
         Ok(())
     }
@@ -25,12 +26,13 @@ impl Typed for Narrow {
 /// Widens u16 to u64 (never fails).
 #[derive(Debug)]
 struct Widen;
-impl Typed for Widen {
+// SAFETY: every output element written is a value.
+unsafe impl Typed for Widen {
     type In = u16;
     type Out = u64;
-    fn convert(&self, input: &[u16], output: &mut [u64]) -> Result<(), ElementFault> {
+    fn convert(&self, input: &[u16], output: &mut [MaybeUninit<u64>]) -> Result<(), ElementFault> {
         for (&x, y) in input.iter().zip(output.iter_mut()) {
-            *y = u64::from(x) << 40;
+            y.write(u64::from(x) << 40);
         }
         Ok(())
     }
@@ -40,10 +42,11 @@ impl Typed for Widen {
 /// (or the first odd one).
 #[derive(Debug)]
 struct Halve;
-impl Typed for Halve {
+// SAFETY: every output element written is a value.
+unsafe impl Typed for Halve {
     type In = u32;
     type Out = u32;
-    fn convert(&self, input: &[u32], output: &mut [u32]) -> Result<(), ElementFault> {
+    fn convert(&self, input: &[u32], output: &mut [MaybeUninit<u32>]) -> Result<(), ElementFault> {
         for (i, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
             if x % 2 == 1 {
                 return Err(ElementFault::new(
@@ -52,7 +55,7 @@ impl Typed for Halve {
                     Value::from_u64(u64::from(x)),
                 ));
             }
-            *y = x / 2;
+            y.write(x / 2);
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 //! bfloat16). Not generic: elements are read and written by their byte width.
 
 use std::fmt;
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use super::Kernel;
@@ -39,12 +40,13 @@ impl fmt::Debug for Exact {
     }
 }
 
-impl Kernel for Exact {
+// SAFETY: every output byte is written with an initialised value.
+unsafe impl Kernel for Exact {
     fn sizes(&self) -> (usize, usize) {
         (self.from.size(), self.out_size)
     }
 
-    fn convert(&self, input: &[u8], output: &mut [u8]) -> Result<(), ElementFault> {
+    fn convert(&self, input: &[u8], output: &mut [MaybeUninit<u8>]) -> Result<(), ElementFault> {
         let inputs = input.chunks_exact(self.from.size());
         for (index, (x, y)) in inputs
             .zip(output.chunks_exact_mut(self.out_size))
@@ -56,7 +58,11 @@ impl Kernel for Exact {
                 fault,
                 value: decode(self.from.kind(), bits),
             })?;
-            write_element_bits(result, y);
+            let mut bytes = [0; 8];
+            write_element_bits(result, &mut bytes[..self.out_size]);
+            for (slot, &byte) in y.iter_mut().zip(&bytes[..self.out_size]) {
+                slot.write(byte);
+            }
         }
         Ok(())
     }

@@ -7,6 +7,7 @@
 //! type (spare bits set) and bytes whose element has no acceptable result are faults in the
 //! table, so checking them costs nothing per element.
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use super::{Kernel, Typed};
@@ -70,15 +71,16 @@ impl<O: Storage> Lut<O> {
     }
 }
 
-impl<O: Storage> Typed for Lut<O> {
+// SAFETY: every output element is written with a table entry.
+unsafe impl<O: Storage> Typed for Lut<O> {
     type In = u8;
     type Out = O;
 
-    fn convert(&self, input: &[u8], output: &mut [O]) -> Result<(), ElementFault> {
+    fn convert(&self, input: &[u8], output: &mut [MaybeUninit<O>]) -> Result<(), ElementFault> {
         let mut any_fault = false;
         for (&x, y) in input.iter().zip(output.iter_mut()) {
             let i = usize::from(x);
-            *y = self.table[i];
+            y.write(self.table[i]);
             any_fault |= self.faults[i].is_some();
         }
         if any_fault {
@@ -113,9 +115,9 @@ mod tests {
             .map_err(Fault::from)
         });
         let mut output = [0u8; 3];
-        Typed::convert(&lut, &[0, 127, 5], &mut output).unwrap();
+        Typed::convert_typed(&lut, &[0, 127, 5], &mut output).unwrap();
         assert_eq!(output, [0, 127, 5]);
-        let fault = Typed::convert(&lut, &[1, 0xfd, 0xfc], &mut output).unwrap_err();
+        let fault = Typed::convert_typed(&lut, &[1, 0xfd, 0xfc], &mut output).unwrap_err();
         assert_eq!(
             (fault.index, fault.fault.kind, fault.value),
             (1, FaultKind::OutOfRange, Value::from_i64(-3))
@@ -126,9 +128,9 @@ mod tests {
     fn bytes_that_are_not_encodings_of_a_narrow_type_are_faults() {
         let lut = Lut::<u8>::build(NumericType::Int4, |bits| Ok(bits & 0xff));
         let mut output = [0u8; 3];
-        Typed::convert(&lut, &[0xf8, 7, 0], &mut output).unwrap();
+        Typed::convert_typed(&lut, &[0xf8, 7, 0], &mut output).unwrap();
         assert_eq!(output, [0xf8, 7, 0]);
-        let fault = Typed::convert(&lut, &[1, 100, 0], &mut output).unwrap_err();
+        let fault = Typed::convert_typed(&lut, &[1, 100, 0], &mut output).unwrap_err();
         assert_eq!(
             (fault.index, fault.fault.kind, fault.value),
             (1, FaultKind::InvalidEncoding, Value::from_u64(100))

@@ -18,7 +18,7 @@ pub(crate) fn apply_each(kernel: &dyn Kernel, bytes: &[u8]) -> Vec<Result<u64, F
         input.copy_from_slice(block);
         let mut output = [0u64; BLOCK];
         let output = &mut bytemuck::cast_slice_mut(&mut output)[..n * out_size];
-        let converted = kernel.convert(input, output);
+        let converted = kernel.convert_init(input, output);
         if in_size == out_size {
             let mut data = staged;
             let data = &mut bytemuck::cast_slice_mut(&mut data)[..block.len()];
@@ -48,7 +48,7 @@ pub(crate) fn apply_each(kernel: &dyn Kernel, bytes: &[u8]) -> Vec<Result<u64, F
                 let one_out = &mut bytemuck::cast_slice_mut(&mut one_out)[..out_size];
                 results.push(
                     kernel
-                        .convert(one_in, one_out)
+                        .convert_init(one_in, one_out)
                         .map(|()| element_bits(one_out))
                         .map_err(|fault| fault.fault),
                 );

@@ -7,6 +7,7 @@
 //! block holding an element beyond the magnitude up to which the arithmetic cannot overflow goes
 //! through the codecs' own kernels instead.
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use num_traits::AsPrimitive;
@@ -15,7 +16,7 @@ use crate::Direction;
 use crate::cast_value::element::ElementCast;
 use crate::fault::ElementFault;
 use crate::kernel::simd::{Isa, Vectorized};
-use crate::kernel::{Kernel, Typed};
+use crate::kernel::{Kernel, Typed, uninit_bytes};
 use crate::numeric::{HwFloat, IntStorage, NumericType, RoundingMode, Value, encode};
 use crate::scale_offset::arithmetic::Parameters;
 use crate::scale_offset::kernel::safe_magnitude;
@@ -43,7 +44,7 @@ fn decode_all<S, F>(
     kernel: &FusedDecode<S, F>,
     entry: Option<(S, F)>,
     input: &[S],
-    output: &mut [F],
+    output: &mut [MaybeUninit<F>],
 ) -> bool
 where
     S: IntStorage + AsPrimitive<F>,
@@ -63,7 +64,7 @@ where
             }
             None => v,
         };
-        *y = v / scale + offset;
+        y.write(v / scale + offset);
         beyond |= v.abs() > safe;
     }
     beyond
@@ -72,7 +73,7 @@ where
 struct Loop<'a, S, F> {
     kernel: &'a FusedDecode<S, F>,
     input: &'a [S],
-    output: &'a mut [F],
+    output: &'a mut [MaybeUninit<F>],
 }
 
 impl<S, F> Vectorized for Loop<'_, S, F>
@@ -95,7 +96,9 @@ where
     }
 }
 
-impl<S, F> Typed for FusedDecode<S, F>
+// SAFETY: the loop writes every output element, with a value, and so does the fallback kernel
+// where it runs.
+unsafe impl<S, F> Typed for FusedDecode<S, F>
 where
     S: IntStorage + AsPrimitive<F>,
     F: HwFloat,
@@ -103,17 +106,15 @@ where
     type In = S;
     type Out = F;
 
-    fn convert(&self, input: &[S], output: &mut [F]) -> Result<(), ElementFault> {
+    fn convert(&self, input: &[S], output: &mut [MaybeUninit<F>]) -> Result<(), ElementFault> {
         let beyond = self.isa.run(Loop {
             kernel: self,
             input,
             output: &mut *output,
         });
         if beyond {
-            self.fallback.convert(
-                bytemuck::cast_slice(input),
-                bytemuck::cast_slice_mut(output),
-            )?;
+            self.fallback
+                .convert(bytemuck::cast_slice(input), uninit_bytes(output))?;
         }
         Ok(())
     }

@@ -237,7 +237,7 @@ fn convert_run(
         .zip(output.chunks_mut(BLOCK * out_size));
     for (i, (input, output)) in blocks.enumerate() {
         kernel
-            .convert(input, output)
+            .convert_init(input, output)
             .map_err(|fault| fault.offset(i * BLOCK))?;
     }
     Ok(())

@@ -13,6 +13,7 @@
 //! except `-0 / scale + 0`, which is `+0` as the arithmetic says. (The codec skips the kernels
 //! when both are missing.)
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use super::arithmetic::{Parameters, decode_element, encode_element};
@@ -21,7 +22,7 @@ use crate::fault::{ElementFault, Fault};
 use crate::kernel::exact::Exact;
 use crate::kernel::lut::lut;
 use crate::kernel::simd::{Isa, Vectorized};
-use crate::kernel::{Kernel, Typed};
+use crate::kernel::{Kernel, Typed, assume_init};
 use crate::numeric::{
     HwFloat, IntStorage, NumericType, RoundingMode, Storage, Value, decode, encode,
 };
@@ -172,19 +173,19 @@ impl<F: HwFloat> FloatKernel<F> {
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn compute(&self, input: &[F], output: &mut [F]) -> bool {
+    fn compute(&self, input: &[F], output: &mut [MaybeUninit<F>]) -> bool {
         let (offset, scale, safe) = (self.offset, self.scale, self.safe);
         let mut beyond = false;
         match self.direction {
             Direction::Encode => {
                 for (&x, y) in input.iter().zip(output.iter_mut()) {
-                    *y = (x - offset) * scale;
+                    y.write((x - offset) * scale);
                     beyond |= x.abs() > safe;
                 }
             }
             Direction::Decode => {
                 for (&x, y) in input.iter().zip(output.iter_mut()) {
-                    *y = x / scale + offset;
+                    y.write(x / scale + offset);
                     beyond |= x.abs() > safe;
                 }
             }
@@ -223,7 +224,7 @@ const IN_PLACE_GROUP: usize = 16;
 
 /// The loops of a kernel, run for one instruction set.
 enum Loop<'a, K, T> {
-    Compute(&'a K, &'a [T], &'a mut [T]),
+    Compute(&'a K, &'a [T], &'a mut [MaybeUninit<T>]),
     InPlace(&'a K, &'a mut [T]),
 }
 
@@ -243,12 +244,15 @@ impl<F: HwFloat> Vectorized for Loop<'_, FloatKernel<F>, F> {
     }
 }
 
-impl<F: HwFloat> Typed for FloatKernel<F> {
+// SAFETY: the arithmetic writes every output element, with a value.
+unsafe impl<F: HwFloat> Typed for FloatKernel<F> {
     type In = F;
     type Out = F;
 
-    fn convert(&self, input: &[F], output: &mut [F]) -> Result<(), ElementFault> {
+    fn convert(&self, input: &[F], output: &mut [MaybeUninit<F>]) -> Result<(), ElementFault> {
         let beyond = self.isa.run(Loop::Compute(self, input, &mut *output)) != 0;
+        // SAFETY: the arithmetic wrote every element.
+        let output = unsafe { assume_init(output) };
         if beyond {
             let safe = self.safe;
             settle(
@@ -303,7 +307,7 @@ impl<S: IntStorage> IntKernel<S> {
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn compute(&self, input: &[S], output: &mut [S]) -> bool {
+    fn compute(&self, input: &[S], output: &mut [MaybeUninit<S>]) -> bool {
         let (offset, scale) = (self.offset, self.scale);
         let zero = S::zero();
         let mut failed = false;
@@ -311,7 +315,7 @@ impl<S: IntStorage> IntKernel<S> {
             Direction::Encode => {
                 for (&x, y) in input.iter().zip(output.iter_mut()) {
                     let result = x.checked_sub(&offset).and_then(|a| a.checked_mul(&scale));
-                    *y = result.unwrap_or(zero);
+                    y.write(result.unwrap_or(zero));
                     failed |= result.is_none();
                 }
             }
@@ -320,7 +324,7 @@ impl<S: IntStorage> IntKernel<S> {
                     // `checked_rem` is `None` only for MIN % -1, whose remainder is 0.
                     let exact = x.checked_rem(&scale).is_none_or(|r| r == zero);
                     let result = x.checked_div(&scale).and_then(|a| a.checked_add(&offset));
-                    *y = result.unwrap_or(zero);
+                    y.write(result.unwrap_or(zero));
                     failed |= !exact | result.is_none();
                 }
             }
@@ -345,12 +349,16 @@ impl<S: IntStorage> Vectorized for Loop<'_, IntKernel<S>, S> {
     }
 }
 
-impl<S: IntStorage> Typed for IntKernel<S> {
+// SAFETY: the arithmetic writes every output element, with a value.
+unsafe impl<S: IntStorage> Typed for IntKernel<S> {
     type In = S;
     type Out = S;
 
-    fn convert(&self, input: &[S], output: &mut [S]) -> Result<(), ElementFault> {
-        if self.isa.run(Loop::Compute(self, input, &mut *output)) != 0 {
+    fn convert(&self, input: &[S], output: &mut [MaybeUninit<S>]) -> Result<(), ElementFault> {
+        let failed = self.isa.run(Loop::Compute(self, input, &mut *output)) != 0;
+        // SAFETY: the arithmetic wrote every element.
+        let output = unsafe { assume_init(output) };
+        if failed {
             // The first element that fails is reported; the block fails anyway.
             settle(
                 self.t,

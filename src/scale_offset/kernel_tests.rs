@@ -27,7 +27,7 @@ fn in_place_converts_up_to_the_first_group_that_might_overflow() {
                 .take(40)
                 .collect();
             let mut expected = vec![0.0; 40];
-            Typed::convert(&kernel, &small, &mut expected).unwrap();
+            Typed::convert_typed(&kernel, &small, &mut expected).unwrap();
             let mut data = small.clone();
             assert_eq!(
                 Typed::convert_in_place(&kernel, &mut data),
@@ -90,7 +90,7 @@ fn an_encode_whose_result_overflows_on_decode_is_refused() {
     for isa in Isa::available() {
         let kernel = FloatKernel::<f64>::new(t, Direction::Encode, p, isa);
         let mut output = [0.0; 3];
-        let error = Typed::convert(&kernel, &[1.0, 2.0, x], &mut output).unwrap_err();
+        let error = Typed::convert_typed(&kernel, &[1.0, 2.0, x], &mut output).unwrap_err();
         assert_eq!(error.index, 2);
         assert_eq!(error.fault.encoded, Some(Value::from_f64(y)));
     }

@@ -11,6 +11,8 @@
 
 use std::marker::PhantomData;
 
+use std::mem::MaybeUninit;
+
 use num_traits::AsPrimitive;
 
 use crate::cast_value::kernel::FastPath;
@@ -70,7 +72,8 @@ where
     }
 }
 
-impl<F, G> FastPath for FloatToFloat<F, G>
+// SAFETY: every output element is written, with a value.
+unsafe impl<F, G> FastPath for FloatToFloat<F, G>
 where
     F: FloatInput + AsPrimitive<G>,
     G: HwFloat + AsPrimitive<F>,
@@ -83,12 +86,12 @@ where
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn convert(&self, input: &[F], output: &mut [G]) -> bool {
+    fn convert(&self, input: &[F], output: &mut [MaybeUninit<G>]) -> bool {
         let items = input.iter().zip(output.iter_mut());
         if size_of::<G>() >= size_of::<F>() {
             // Exact: every value of the source is a value of the target.
             for (&x, y) in items {
-                *y = x.as_();
+                y.write(x.as_());
             }
             return false;
         }
@@ -105,7 +108,7 @@ where
     reason = "called with a constant mode, which must fold into one loop per mode"
 )]
 #[inline(always)]
-fn narrow_all<F, G>(mode: Option<Directed>, input: &[F], output: &mut [G]) -> bool
+fn narrow_all<F, G>(mode: Option<Directed>, input: &[F], output: &mut [MaybeUninit<G>]) -> bool
 where
     F: HwFloat + AsPrimitive<G>,
     G: HwFloat + AsPrimitive<F>,
@@ -114,7 +117,7 @@ where
     for (&w, y) in input.iter().zip(output.iter_mut()) {
         let nearest: G = w.as_();
         let r = narrow(w, mode);
-        *y = r;
+        y.write(r);
         // Beyond the finite range, or next to it where the nearest result already overflowed.
         undecided |= w.is_finite() & !(r.is_finite() & nearest.is_finite());
     }

@@ -21,6 +21,8 @@
 //! exact path. `nearest-even` has a loop of its own; the four other modes share one that reads the
 //! mode as flags.
 
+use std::mem::MaybeUninit;
+
 use num_traits::AsPrimitive;
 
 use crate::cast_value::kernel::FastPath;
@@ -161,7 +163,7 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         &self,
         mode: Option<Directed>,
         input: &[F],
-        output: &mut [W],
+        output: &mut [MaybeUninit<W>],
     ) -> bool
     where
         F: AsPrimitive<C>,
@@ -193,7 +195,7 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
             // NaN is replaced before the conversion, in the float lanes.
             let c = if is_nan { nan } else { c };
             let bits = W::from_bits(integer(c));
-            *y = if WRAP { wrap.apply(bits) } else { bits };
+            y.write(if WRAP { wrap.apply(bits) } else { bits });
             // Symmetric bounds (wrapping, and clamping, where only the infinities are left
             // undecided) need one comparison per element.
             if SYMMETRIC {
@@ -208,7 +210,8 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
     }
 }
 
-impl<F, W, C> FastPath for FloatToInt<F, W, C>
+// SAFETY: every output element is written, with a value.
+unsafe impl<F, W, C> FastPath for FloatToInt<F, W, C>
 where
     F: FloatInput + AsPrimitive<C>,
     W: Bits,
@@ -222,7 +225,7 @@ where
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn convert(&self, input: &[F], output: &mut [W]) -> bool {
+    fn convert(&self, input: &[F], output: &mut [MaybeUninit<W>]) -> bool {
         let directed = Some(Directed::new(self.rounding));
         match (self.rounding, self.out_of_range) {
             (RoundingMode::NearestEven, None) => self.run::<false, false>(None, input, output),
@@ -273,7 +276,7 @@ impl<F: FloatInput, D: IntStorage> FloatToInt64<F, D> {
         reason = "called with a constant mode, which must fold into one loop per mode"
     )]
     #[inline(always)]
-    fn run(&self, mode: Option<Directed>, input: &[F], output: &mut [D]) -> bool
+    fn run(&self, mode: Option<Directed>, input: &[F], output: &mut [MaybeUninit<D>]) -> bool
     where
         F: AsPrimitive<D> + AsPrimitive<i64>,
         i64: AsPrimitive<D>,
@@ -293,7 +296,7 @@ impl<F: FloatInput, D: IntStorage> FloatToInt64<F, D> {
                 let wrapped: D = AsPrimitive::<i64>::as_(r).as_();
                 let value = if inside { r.as_() } else { wrapped };
                 let is_nan = w.is_nan();
-                *y = if is_nan { nan } else { value };
+                y.write(if is_nan { nan } else { value });
                 outside |= !inside & (r.abs() >= two_63);
                 any_nan |= is_nan;
             }
@@ -307,7 +310,7 @@ impl<F: FloatInput, D: IntStorage> FloatToInt64<F, D> {
             for (&w, y) in items {
                 let r = round(w);
                 let is_nan = w.is_nan();
-                *y = if is_nan { nan } else { r.as_() };
+                y.write(if is_nan { nan } else { r.as_() });
                 outside |= r < below;
                 outside |= r > above;
                 any_nan |= is_nan;
@@ -317,7 +320,8 @@ impl<F: FloatInput, D: IntStorage> FloatToInt64<F, D> {
     }
 }
 
-impl<F, D> FastPath for FloatToInt64<F, D>
+// SAFETY: every output element is written, with a value.
+unsafe impl<F, D> FastPath for FloatToInt64<F, D>
 where
     F: FloatInput + AsPrimitive<D> + AsPrimitive<i64>,
     D: IntStorage,
@@ -331,7 +335,7 @@ where
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn convert(&self, input: &[F], output: &mut [D]) -> bool {
+    fn convert(&self, input: &[F], output: &mut [MaybeUninit<D>]) -> bool {
         match self.rounding {
             RoundingMode::NearestEven => self.run(None, input, output),
             mode => self.run(Some(Directed::new(mode)), input, output),

@@ -8,6 +8,8 @@
 
 use std::marker::PhantomData;
 
+use std::mem::MaybeUninit;
+
 use num_traits::AsPrimitive;
 
 use crate::cast_value::kernel::FastPath;
@@ -42,7 +44,8 @@ impl<S: IntStorage, F: HwFloat> IntToFloat<S, F> {
     }
 }
 
-impl<S, F> FastPath for IntToFloat<S, F>
+// SAFETY: every output element is written, with a value.
+unsafe impl<S, F> FastPath for IntToFloat<S, F>
 where
     S: IntStorage + AsPrimitive<F>,
     F: HwFloat,
@@ -55,9 +58,9 @@ where
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn convert(&self, input: &[S], output: &mut [F]) -> bool {
+    fn convert(&self, input: &[S], output: &mut [MaybeUninit<F>]) -> bool {
         for (&x, y) in input.iter().zip(output.iter_mut()) {
-            *y = x.as_();
+            y.write(x.as_());
         }
         let Some((lo, hi)) = self.decided else {
             return false;

@@ -6,6 +6,8 @@
 //! as a sign-extended value, whose low byte truncation gives). Wrapping keeps the low bits (two's
 //! complement truncation, sign-extended for targets narrower than their byte).
 
+use std::mem::MaybeUninit;
+
 use num_traits::AsPrimitive;
 
 use crate::cast_value::kernel::FastPath;
@@ -33,7 +35,8 @@ impl<S: IntStorage, W: Bits> IntToInt<S, W> {
     }
 }
 
-impl<S, W> FastPath for IntToInt<S, W>
+// SAFETY: every output element is written, with a value.
+unsafe impl<S, W> FastPath for IntToInt<S, W>
 where
     S: IntStorage + AsPrimitive<W>,
     W: Bits,
@@ -46,28 +49,28 @@ where
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn convert(&self, input: &[S], output: &mut [W]) -> bool {
+    fn convert(&self, input: &[S], output: &mut [MaybeUninit<W>]) -> bool {
         let (lo, hi) = (self.lo, self.hi);
         let items = input.iter().zip(output.iter_mut());
         match self.out_of_range {
             None => {
                 let mut any = false;
                 for (&x, y) in items {
-                    *y = x.as_();
+                    y.write(x.as_());
                     any |= x < lo || x > hi;
                 }
                 any
             }
             Some(OutOfRangeMode::Clamp) => {
                 for (&x, y) in items {
-                    *y = x.max(lo).min(hi).as_();
+                    y.write(x.max(lo).min(hi).as_());
                 }
                 false
             }
             Some(OutOfRangeMode::Wrap) => {
                 let wrap = self.wrap;
                 for (&x, y) in items {
-                    *y = wrap.apply(x.as_());
+                    y.write(wrap.apply(x.as_()));
                 }
                 false
             }
