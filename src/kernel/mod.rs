@@ -156,7 +156,8 @@ pub(crate) fn cast_uninit<T: bytemuck::Pod>(
     bytes: &mut [MaybeUninit<u8>],
 ) -> &mut [MaybeUninit<T>] {
     assert!(
-        bytes.as_ptr().align_offset(align_of::<T>()) == 0 && bytes.len() % size_of::<T>() == 0,
+        bytes.as_ptr().align_offset(align_of::<T>()) == 0
+            && bytes.len().is_multiple_of(size_of::<T>()),
         "output bytes misaligned or not a whole number of elements"
     );
     let len = bytes.len() / size_of::<T>();
