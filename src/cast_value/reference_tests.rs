@@ -207,10 +207,26 @@ pub(crate) fn wide_inputs(from: NumericType, seed: u64, random: usize) -> Vec<u6
             let v = f64::from(k) * 0.5;
             inputs.extend([f(v), f(v + 0.25), f(v.next_up()), f(v.next_down())]);
         }
+        // Around the bounds of the integer types, where clamping and range checks decide.
+        for bound in [
+            127.0,
+            255.0,
+            32_767.0,
+            65_535.0,
+            2_147_483_647.0,
+            4_294_967_295.0,
+        ] {
+            for v in [bound, bound + 1.0] {
+                for w in [v - 0.5, v, v + 0.5] {
+                    inputs.extend([f(w), f(-w), f(w.next_up()), f(w.next_down())]);
+                }
+            }
+        }
         inputs.extend([
             f(0.0),
             f(-0.0),
             f(f64::NAN),
+            f(-f64::NAN),
             f(f64::INFINITY),
             f(f64::NEG_INFINITY),
             f(f64::MAX),

@@ -36,6 +36,14 @@ pub(crate) trait HwFloat:
     /// exact sum whose low bits are `c` in two's complement.
     const MAGIC: Self;
 
+    /// The encoding, as an unsigned integer of the same width.
+    type Bits: num_traits::PrimInt + std::ops::BitOrAssign + Send + Sync + 'static;
+
+    /// The encoding (the standard library's `to_bits`).
+    fn encoding(self) -> Self::Bits;
+    /// Whether the encoding `bits` has its sign bit set.
+    fn sign_bit(bits: Self::Bits) -> bool;
+
     /// The value as f64 (exact).
     fn to_f64(self) -> f64;
     /// An f64 as this float (exact only for values it holds).
@@ -48,6 +56,8 @@ pub(crate) trait HwFloat:
 }
 
 impl HwFloat for f32 {
+    type Bits = u32;
+
     const FORMAT: FloatFormat = FloatFormat::FLOAT32;
     const INTEGRAL: Self = 8_388_608.0;
     const HALF: Self = 0.5;
@@ -76,9 +86,21 @@ impl HwFloat for f32 {
     fn next_down(self) -> Self {
         f32::next_down(self)
     }
+
+    #[inline]
+    fn encoding(self) -> u32 {
+        self.to_bits()
+    }
+
+    #[inline]
+    fn sign_bit(bits: u32) -> bool {
+        bits >> (u32::BITS - 1) != 0
+    }
 }
 
 impl HwFloat for f64 {
+    type Bits = u64;
+
     const FORMAT: FloatFormat = FloatFormat::FLOAT64;
     const INTEGRAL: Self = 4_503_599_627_370_496.0;
     const HALF: Self = 0.5;
@@ -102,6 +124,16 @@ impl HwFloat for f64 {
     #[inline]
     fn next_down(self) -> Self {
         f64::next_down(self)
+    }
+
+    #[inline]
+    fn encoding(self) -> u64 {
+        self.to_bits()
+    }
+
+    #[inline]
+    fn sign_bit(bits: u64) -> bool {
+        bits >> (u64::BITS - 1) != 0
     }
 }
 

@@ -23,7 +23,7 @@
 
 use std::mem::MaybeUninit;
 
-use num_traits::AsPrimitive;
+use num_traits::{AsPrimitive, Zero};
 
 use crate::cast_value::kernel::FastPath;
 use crate::numeric::{
@@ -92,18 +92,56 @@ fn rounding_thresholds<C: HwFloat>(mode: RoundingMode, lo: C, hi: C) -> (C, C) {
 #[derive(Debug)]
 pub(crate) struct FloatToInt<F, W, C> {
     rounding: RoundingMode,
-    out_of_range: Option<OutOfRangeMode>,
-    /// The output for NaN, when `scalar_map` has an entry for it, as a value of `C` (integers of
-    /// at most 32 bits are exact in it), so that NaN is replaced before the conversion.
-    nan: Option<C>,
-    /// The target's bounds, exactly.
+    wrap: Option<Wrap<W>>,
+    /// What NaN is replaced by before anything else: the `scalar_map` output for NaN as a value
+    /// of `C` (integers of at most 32 bits are exact in it), or +Infinity, which is undecided.
+    nan: C,
+    /// Elements are clamped to `[lo, hi]` before rounding: the target's bounds, or when wrapping
+    /// the magnitude up to which wrapping is exact.
     lo: C,
     hi: C,
     /// Elements outside `[below, above]` are undecided.
     below: C,
     above: C,
-    wrap: Wrap<W>,
     source: std::marker::PhantomData<fn() -> F>,
+}
+
+/// How a directed mode adjusts `t`, the value truncated towards zero, given `d`, the part
+/// truncated away (exact, of the value's sign, below one in magnitude): up by one where
+/// `d > up`, down by one where `d < down`.
+#[derive(Clone, Copy, Debug)]
+struct Adjust<C> {
+    up: C,
+    down: C,
+}
+
+impl<C: HwFloat> Adjust<C> {
+    /// `None` for `nearest-even`, which adding `M` does by itself.
+    fn new(mode: RoundingMode) -> Option<Self> {
+        let (one, half) = (C::one(), C::HALF);
+        let (up, down) = match mode {
+            RoundingMode::NearestEven => return None,
+            RoundingMode::TowardsZero => (one, -one),
+            RoundingMode::TowardsPositive => (C::zero(), -one),
+            RoundingMode::TowardsNegative => (one, C::zero()),
+            // Half or more away from zero.
+            RoundingMode::NearestAway => (half.next_down(), (-half).next_up()),
+        };
+        Some(Self { up, down })
+    }
+
+    /// `c` rounded to an integral value.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn round(self, c: C) -> C {
+        let t = c.trunc();
+        let d = c - t;
+        let t = if d > self.up { t + C::one() } else { t };
+        if d < self.down { t - C::one() } else { t }
+    }
 }
 
 impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
@@ -115,21 +153,20 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
     ) -> Self {
         let lo: C = towards_zero(integer_value(to.min()));
         let hi: C = towards_zero(integer_value(to.max()));
-        let (below, above) = match out_of_range {
-            // Wrapping is exact below this magnitude.
-            Some(OutOfRangeMode::Wrap) => {
-                let limit = C::MAGIC / (C::one() + C::one() + C::one());
-                (-limit, limit.next_down())
-            }
+        // Wrapping is exact below this magnitude.
+        let limit = C::MAGIC / (C::one() + C::one() + C::one());
+        let ((below, above), (lo, hi)) = match out_of_range {
+            Some(OutOfRangeMode::Wrap) => ((-limit, limit.next_down()), (-limit, limit)),
             // With `clamp`, only the infinities; without a mode, the values that do not round
             // into the range.
-            Some(OutOfRangeMode::Clamp) => (C::min_value(), C::max_value()),
-            None => rounding_thresholds(rounding, lo, hi),
+            Some(OutOfRangeMode::Clamp) => ((C::min_value(), C::max_value()), (lo, hi)),
+            None => (rounding_thresholds(rounding, lo, hi), (lo, hi)),
         };
         Self {
             rounding,
-            out_of_range,
-            nan: nan.map(|bits| {
+            wrap: (out_of_range == Some(OutOfRangeMode::Wrap))
+                .then(|| Wrap::new(to.bits, to.signed)),
+            nan: nan.map_or_else(C::infinity, |bits| {
                 // The target's bits, sign-extended for signed targets.
                 let unused = 64 - to.bits;
                 let value = if to.signed {
@@ -143,70 +180,52 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
             hi,
             below,
             above,
-            wrap: Wrap::new(to.bits, to.signed),
             source: std::marker::PhantomData,
         }
     }
 
-    /// The loop, for `nearest-even` (`mode` `None`) or a directed mode, with or without
+    /// The loop, for `nearest-even` (`adjust` `None`) or a directed mode, with or without
     /// wrapping (`WRAP`, a constant so that each gets a loop of its own).
     ///
-    /// It holds no run-time condition on elements: every element is converted and NaN replaced by
-    /// the `scalar_map` output (or 0, undecided then); what is undecided is the elements outside
-    /// `[below, above]` (ordered comparisons, so never NaN), plus NaN when the map has no entry.
+    /// It holds no run-time condition on elements: NaN is replaced first, then every element is
+    /// clamped, rounded and converted, and the block is undecided if an element lies outside
+    /// `[below, above]`.
     #[expect(
         clippy::inline_always,
         reason = "called with a constant mode, which must fold into one loop per mode"
     )]
     #[inline(always)]
-    fn run<const WRAP: bool, const SYMMETRIC: bool>(
+    fn run<const WRAP: bool>(
         &self,
-        mode: Option<Directed>,
+        adjust: Option<Adjust<C>>,
         input: &[F],
         output: &mut [MaybeUninit<W>],
     ) -> bool
     where
         F: AsPrimitive<C>,
     {
-        let (lo, hi, below, above) = (self.lo, self.hi, self.below, self.above);
-        let nan = self.nan.unwrap_or_else(C::zero);
-        let wrap = self.wrap;
-        let (mut outside, mut any_nan) = (false, false);
-        // The integer `c` rounds to, as the low bits of a float's encoding: adding `M` rounds to
-        // nearest-even; a directed mode rounds first (exactly, to an integral float).
-        let integer = |c: C| {
-            let c = match mode {
-                None => c,
-                Some(mode) => round_to_integral_directed(c, mode),
-            };
-            Storage::to_bits(c + C::MAGIC)
-        };
+        let (lo, hi, nan, below, above) = (self.lo, self.hi, self.nan, self.below, self.above);
+        let wrap = self.wrap.unwrap_or(Wrap::new(32, false));
+        // The sign bits of `w - below` and `above - w`, gathered: set if some element lies outside
+        // `[below, above]` (the sign of a difference is exact; infinities included).
+        let mut signs = C::Bits::zero();
         for (&x, y) in input.iter().zip(output.iter_mut()) {
             let w: C = x.as_();
-            let is_nan = w.is_nan();
-            let c = if WRAP {
-                // Exact up to `above`; larger magnitudes are undecided.
-                if w.abs() <= above { w } else { C::zero() }
-            } else {
-                // Clamped by selects (NaN goes to `lo`, and is replaced next).
-                let c = if w > lo { w } else { lo };
-                if c < hi { c } else { hi }
+            // NaN is replaced first, so that nothing below sees it.
+            let w = if w.is_nan() { nan } else { w };
+            signs |= (w - below).encoding() | (above - w).encoding();
+            // Clamped by selects, rounded, and converted: adding `M` rounds to nearest-even and
+            // leaves the integer in the low bits of the sum's encoding.
+            let c = if w > lo { w } else { lo };
+            let c = if c < hi { c } else { hi };
+            let c = match adjust {
+                None => c,
+                Some(adjust) => adjust.round(c),
             };
-            // NaN is replaced before the conversion, in the float lanes.
-            let c = if is_nan { nan } else { c };
-            let bits = W::from_bits(integer(c));
+            let bits = W::from_bits(Storage::to_bits(c + C::MAGIC));
             y.write(if WRAP { wrap.apply(bits) } else { bits });
-            // Symmetric bounds (wrapping, and clamping, where only the infinities are left
-            // undecided) need one comparison per element.
-            if SYMMETRIC {
-                outside |= w.abs() > above;
-            } else {
-                outside |= w < below;
-                outside |= w > above;
-            }
-            any_nan |= is_nan;
         }
-        outside || (any_nan && self.nan.is_none())
+        C::sign_bit(signs)
     }
 }
 
@@ -226,18 +245,11 @@ where
     )]
     #[inline(always)]
     fn convert(&self, input: &[F], output: &mut [MaybeUninit<W>]) -> bool {
-        let directed = Some(Directed::new(self.rounding));
-        match (self.rounding, self.out_of_range) {
-            (RoundingMode::NearestEven, None) => self.run::<false, false>(None, input, output),
-            (RoundingMode::NearestEven, Some(OutOfRangeMode::Clamp)) => {
-                self.run::<false, true>(None, input, output)
-            }
-            (RoundingMode::NearestEven, Some(OutOfRangeMode::Wrap)) => {
-                self.run::<true, true>(None, input, output)
-            }
-            (_, None) => self.run::<false, false>(directed, input, output),
-            (_, Some(OutOfRangeMode::Clamp)) => self.run::<false, true>(directed, input, output),
-            (_, Some(OutOfRangeMode::Wrap)) => self.run::<true, true>(directed, input, output),
+        match (Adjust::new(self.rounding), self.wrap.is_some()) {
+            (None, false) => self.run::<false>(None, input, output),
+            (None, true) => self.run::<true>(None, input, output),
+            (Some(adjust), false) => self.run::<false>(Some(adjust), input, output),
+            (Some(adjust), true) => self.run::<true>(Some(adjust), input, output),
         }
     }
 }
