@@ -155,9 +155,21 @@ fn storage_kernel(spec: &CastSpec, storage: NumericType) -> Arc<dyn Kernel> {
         }),
         (true, Kind::Float(_)) => with_int_storage!(storage, S => {
             let safe = spec.back.as_ref().and(int_to_float_safe_range(&spec.forward));
-            with_float_storage!(to, G => build(IntToFloat::<S, G>::new(spec.forward.rounding, safe), spec, storage, &spec.forward.map))
+            // The fast path applies the first entry the decode accepts; the map, the others.
+            let fused = spec.forward.map.iter().find(|entry| !spec.poisoned(entry));
+            let others = others(&spec.forward.map, fused);
+            let entry = fused.map(|entry| (entry.key_bits, entry.value_bits));
+            with_float_storage!(to, G => build(IntToFloat::<S, G>::new(spec.forward.rounding, safe, entry), spec, storage, &others))
         }),
     }
+}
+
+/// The entries of `map` other than `applied` (which the fast path applies itself).
+fn others(map: &[MapEntry], applied: Option<&MapEntry>) -> Vec<MapEntry> {
+    map.iter()
+        .filter(|&entry| Some(entry) != applied)
+        .copied()
+        .collect()
 }
 
 /// A complete cast around the fast path `fast`, with the `scalar_map` entries `map`.
@@ -209,13 +221,7 @@ where
         .iter()
         .find(|entry| entry.key.is_nan() && !spec.poisoned(entry));
     let nan = nan_entry.map(|entry| entry.value_bits);
-    let others: Vec<MapEntry> = spec
-        .forward
-        .map
-        .iter()
-        .filter(|entry| Some(*entry) != nan_entry)
-        .copied()
-        .collect();
+    let others = others(&spec.forward.map, nan_entry);
     // Targets of up to 16 bits are computed in the element's own float (float32 holds them and
     // their bounds exactly), 32-bit targets in float64.
     match spec.forward.to.size() {

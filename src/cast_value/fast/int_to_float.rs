@@ -4,7 +4,8 @@
 //! For the other modes it is used where it is exact (magnitudes up to `2^precision`); larger
 //! values are left to the exact path. So are, when encoding, the inputs whose output would lie
 //! beyond the input range (int32 2147483647 rounds to 2^31 in float32, which no int32 holds):
-//! the exact path's guard decides them. No integer exceeds the float32 range.
+//! the exact path's guard decides them. No integer exceeds the float32 range. One `scalar_map`
+//! entry (such as `0 → NaN`) is applied in the same loop.
 
 use std::marker::PhantomData;
 
@@ -20,13 +21,24 @@ use crate::numeric::{HwFloat, IntStorage, RoundingMode};
 pub(crate) struct IntToFloat<S, F> {
     /// The inputs the conversion decides; `None` for all.
     decided: Option<(S, S)>,
+    /// A `scalar_map` entry applied in the same loop: the key and its output. Without one, an
+    /// entry mapping 0 to its own conversion, which changes nothing.
+    entry: (S, F),
     types: PhantomData<fn() -> F>,
 }
 
 impl<S: IntStorage, F: HwFloat> IntToFloat<S, F> {
     /// `safe`: the inputs whose output the decode accepts (see
-    /// [`int_to_float_safe_range`](crate::cast_value::element::int_to_float_safe_range)).
-    pub(crate) fn new(rounding: RoundingMode, safe: Option<(i128, i128)>) -> Self {
+    /// [`int_to_float_safe_range`](crate::cast_value::element::int_to_float_safe_range));
+    /// `entry`: a `scalar_map` entry to apply, as the bits of its key and of its output.
+    pub(crate) fn new(
+        rounding: RoundingMode,
+        safe: Option<(i128, i128)>,
+        entry: Option<(u64, u64)>,
+    ) -> Self
+    where
+        S: AsPrimitive<F>,
+    {
         let exact = 1i128 << F::FORMAT.precision();
         let (mut lo, mut hi) = (i128::MIN, i128::MAX);
         if rounding != RoundingMode::NearestEven {
@@ -37,8 +49,12 @@ impl<S: IntStorage, F: HwFloat> IntToFloat<S, F> {
         }
         let (lo, hi) = (S::from_i128_clamped(lo), S::from_i128_clamped(hi));
         let decided = (lo != S::min_value() || hi != S::max_value()).then_some((lo, hi));
+        let entry = entry.map_or((S::zero(), S::zero().as_()), |(key, value)| {
+            (S::from_bits(key), F::from_bits(value))
+        });
         Self {
             decided,
+            entry,
             types: PhantomData,
         }
     }
@@ -59,8 +75,9 @@ where
     )]
     #[inline(always)]
     fn convert(&self, input: &[S], output: &mut [MaybeUninit<F>]) -> bool {
+        let (key, mapped) = self.entry;
         for (&x, y) in input.iter().zip(output.iter_mut()) {
-            y.write(x.as_());
+            y.write(if x == key { mapped } else { x.as_() });
         }
         let Some((lo, hi)) = self.decided else {
             return false;
