@@ -4,22 +4,27 @@
 //! For targets of up to 32 bits ([`FloatToInt`]), everything happens in one float `C` that holds
 //! the element and the target's bounds exactly (float32 for targets of up to 16 bits from float32,
 //! float64 otherwise):
-//! - with `clamp` or no out-of-range mode, the element is clamped to the bounds first (rounding
-//!   is monotonic and the bounds are integers, so clamping before rounding gives the same result);
-//! - adding `M = 1.5 × 2^(p - 1)` (`p` the precision of `C`) to a value below `2^(p - 2)` rounds it
-//!   to an integer, ties to even (the sum lies where `C` steps by one), and the low bits of the sum
-//!   are that integer in two's complement; the other rounding modes adjust it by one where the
-//!   nearest-even integer lies on the wrong side of the value;
+//! - NaN is replaced first: by the `scalar_map` output for NaN, else by +Infinity, which the range
+//!   check leaves undecided;
+//! - the element is clamped to the bounds (rounding is monotonic and the bounds are integers, so
+//!   clamping before rounding gives the same result; when wrapping, to the magnitude up to which
+//!   wrapping is exact);
+//! - the directed modes and `nearest-away` round with the hardware's rounding to an integral value;
+//!   then adding `M = 1.5 × 2^(p - 1)` (`p` the precision of `C`) to a value below `2^(p - 2)`
+//!   rounds it to an integer, ties to even (the sum lies where `C` steps by one), and the low bits
+//!   of the sum are that integer in two's complement;
 //! - those low bits are also the value modulo `2^bits`, which is `wrap` (sign-extended for targets
 //!   narrower than their byte);
-//! - whether a value is in range after rounding is a comparison with thresholds computed once.
+//! - whether an element is decided is a comparison with thresholds computed once, gathered for the
+//!   block as the sign bits of two differences (no per-element flags).
+//!
+//! Each rounding mode, with and without sign extension, has a loop of its own.
 //!
 //! The 64-bit targets ([`FloatToInt64`]) round with the branch-free [`round_to_integral`] and
 //! convert with the saturating `as` (which is the clamp), wrapping through `i64`. A `scalar_map`
 //! entry for NaN is applied in the same loop. What is left (NaN and infinities without a map
 //! entry, values out of range without a mode, values too large to wrap this way) goes to the
-//! exact path. `nearest-even` has a loop of its own; the four other modes share one that reads the
-//! mode as flags.
+//! exact path.
 
 use std::mem::MaybeUninit;
 
@@ -92,6 +97,8 @@ fn rounding_thresholds<C: HwFloat>(mode: RoundingMode, lo: C, hi: C) -> (C, C) {
 #[derive(Debug)]
 pub(crate) struct FloatToInt<F, W, C> {
     rounding: RoundingMode,
+    /// When wrapping into a target narrower than `W` (int4, say): how to sign-extend its bits.
+    /// (The low bits of the sum are already the wrapped value of a target as wide as `W`.)
     wrap: Option<Wrap<W>>,
     /// What NaN is replaced by before anything else: the `scalar_map` output for NaN as a value
     /// of `C` (integers of at most 32 bits are exact in it), or +Infinity, which is undecided.
@@ -106,41 +113,27 @@ pub(crate) struct FloatToInt<F, W, C> {
     source: std::marker::PhantomData<fn() -> F>,
 }
 
-/// How a directed mode adjusts `t`, the value truncated towards zero, given `d`, the part
-/// truncated away (exact, of the value's sign, below one in magnitude): up by one where
-/// `d > up`, down by one where `d < down`.
-#[derive(Clone, Copy, Debug)]
-struct Adjust<C> {
-    up: C,
-    down: C,
-}
+/// The rounding modes as constants, so that each gets a loop of its own with its own rounding
+/// instruction.
+const NEAREST_EVEN: u8 = 0;
+const NEAREST_AWAY: u8 = 1;
+const TOWARDS_ZERO: u8 = 2;
+const TOWARDS_POSITIVE: u8 = 3;
+const TOWARDS_NEGATIVE: u8 = 4;
 
-impl<C: HwFloat> Adjust<C> {
-    /// `None` for `nearest-even`, which adding `M` does by itself.
-    fn new(mode: RoundingMode) -> Option<Self> {
-        let (one, half) = (C::one(), C::HALF);
-        let (up, down) = match mode {
-            RoundingMode::NearestEven => return None,
-            RoundingMode::TowardsZero => (one, -one),
-            RoundingMode::TowardsPositive => (C::zero(), -one),
-            RoundingMode::TowardsNegative => (one, C::zero()),
-            // Half or more away from zero.
-            RoundingMode::NearestAway => (half.next_down(), (-half).next_up()),
-        };
-        Some(Self { up, down })
-    }
-
-    /// `c` rounded to an integral value.
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn round(self, c: C) -> C {
-        let t = c.trunc();
-        let d = c - t;
-        let t = if d > self.up { t + C::one() } else { t };
-        if d < self.down { t - C::one() } else { t }
+/// `c` rounded to an integral value by `MODE` (`nearest-even` is left to the addition of `M`).
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into each instruction set's copy of the loop"
+)]
+#[inline(always)]
+fn round<const MODE: u8, C: HwFloat>(c: C) -> C {
+    match MODE {
+        NEAREST_AWAY => c.round(),
+        TOWARDS_ZERO => c.trunc(),
+        TOWARDS_POSITIVE => c.ceil(),
+        TOWARDS_NEGATIVE => c.floor(),
+        _ => c,
     }
 }
 
@@ -164,8 +157,9 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         };
         Self {
             rounding,
-            wrap: (out_of_range == Some(OutOfRangeMode::Wrap))
-                .then(|| Wrap::new(to.bits, to.signed)),
+            wrap: (out_of_range == Some(OutOfRangeMode::Wrap)
+                && usize::try_from(to.bits).is_ok_and(|bits| bits < 8 * size_of::<W>()))
+            .then(|| Wrap::new(to.bits, to.signed)),
             nan: nan.map_or_else(C::infinity, |bits| {
                 // The target's bits, sign-extended for signed targets.
                 let unused = 64 - to.bits;
@@ -184,8 +178,8 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         }
     }
 
-    /// The loop, for `nearest-even` (`adjust` `None`) or a directed mode, with or without
-    /// wrapping (`WRAP`, a constant so that each gets a loop of its own).
+    /// The loop, for the rounding mode `MODE`, with or without wrapping (`WRAP`), both constants
+    /// so that each gets a loop of its own.
     ///
     /// It holds no run-time condition on elements: NaN is replaced first, then every element is
     /// clamped, rounded and converted, and the block is undecided if an element lies outside
@@ -195,9 +189,8 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         reason = "called with a constant mode, which must fold into one loop per mode"
     )]
     #[inline(always)]
-    fn run<const WRAP: bool>(
+    fn run<const WRAP: bool, const MODE: u8>(
         &self,
-        adjust: Option<Adjust<C>>,
         input: &[F],
         output: &mut [MaybeUninit<W>],
     ) -> bool
@@ -218,10 +211,7 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
             // leaves the integer in the low bits of the sum's encoding.
             let c = if w > lo { w } else { lo };
             let c = if c < hi { c } else { hi };
-            let c = match adjust {
-                None => c,
-                Some(adjust) => adjust.round(c),
-            };
+            let c = round::<MODE, C>(c);
             let bits = W::from_bits(Storage::to_bits(c + C::MAGIC));
             y.write(if WRAP { wrap.apply(bits) } else { bits });
         }
@@ -245,11 +235,25 @@ where
     )]
     #[inline(always)]
     fn convert(&self, input: &[F], output: &mut [MaybeUninit<W>]) -> bool {
-        match (Adjust::new(self.rounding), self.wrap.is_some()) {
-            (None, false) => self.run::<false>(None, input, output),
-            (None, true) => self.run::<true>(None, input, output),
-            (Some(adjust), false) => self.run::<false>(Some(adjust), input, output),
-            (Some(adjust), true) => self.run::<true>(Some(adjust), input, output),
+        macro_rules! by_mode {
+            ($wrap:literal) => {
+                match self.rounding {
+                    RoundingMode::NearestEven => self.run::<$wrap, NEAREST_EVEN>(input, output),
+                    RoundingMode::NearestAway => self.run::<$wrap, NEAREST_AWAY>(input, output),
+                    RoundingMode::TowardsZero => self.run::<$wrap, TOWARDS_ZERO>(input, output),
+                    RoundingMode::TowardsPositive => {
+                        self.run::<$wrap, TOWARDS_POSITIVE>(input, output)
+                    }
+                    RoundingMode::TowardsNegative => {
+                        self.run::<$wrap, TOWARDS_NEGATIVE>(input, output)
+                    }
+                }
+            };
+        }
+        if self.wrap.is_some() {
+            by_mode!(true)
+        } else {
+            by_mode!(false)
         }
     }
 }
