@@ -235,25 +235,20 @@ where
     )]
     #[inline(always)]
     fn convert(&self, input: &[F], output: &mut [MaybeUninit<W>]) -> bool {
-        macro_rules! by_mode {
-            ($wrap:literal) => {
-                match self.rounding {
-                    RoundingMode::NearestEven => self.run::<$wrap, NEAREST_EVEN>(input, output),
-                    RoundingMode::NearestAway => self.run::<$wrap, NEAREST_AWAY>(input, output),
-                    RoundingMode::TowardsZero => self.run::<$wrap, TOWARDS_ZERO>(input, output),
-                    RoundingMode::TowardsPositive => {
-                        self.run::<$wrap, TOWARDS_POSITIVE>(input, output)
-                    }
-                    RoundingMode::TowardsNegative => {
-                        self.run::<$wrap, TOWARDS_NEGATIVE>(input, output)
-                    }
-                }
-            };
-        }
-        if self.wrap.is_some() {
-            by_mode!(true)
-        } else {
-            by_mode!(false)
+        use RoundingMode::{
+            NearestAway, NearestEven, TowardsNegative, TowardsPositive, TowardsZero,
+        };
+        match (self.wrap.is_some(), self.rounding) {
+            (false, NearestEven) => self.run::<false, NEAREST_EVEN>(input, output),
+            (false, NearestAway) => self.run::<false, NEAREST_AWAY>(input, output),
+            (false, TowardsZero) => self.run::<false, TOWARDS_ZERO>(input, output),
+            (false, TowardsPositive) => self.run::<false, TOWARDS_POSITIVE>(input, output),
+            (false, TowardsNegative) => self.run::<false, TOWARDS_NEGATIVE>(input, output),
+            (true, NearestEven) => self.run::<true, NEAREST_EVEN>(input, output),
+            (true, NearestAway) => self.run::<true, NEAREST_AWAY>(input, output),
+            (true, TowardsZero) => self.run::<true, TOWARDS_ZERO>(input, output),
+            (true, TowardsPositive) => self.run::<true, TOWARDS_POSITIVE>(input, output),
+            (true, TowardsNegative) => self.run::<true, TOWARDS_NEGATIVE>(input, output),
         }
     }
 }
