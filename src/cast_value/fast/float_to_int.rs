@@ -235,20 +235,25 @@ where
     )]
     #[inline(always)]
     fn convert(&self, input: &[F], output: &mut [MaybeUninit<W>]) -> bool {
-        use RoundingMode::{
-            NearestAway, NearestEven, TowardsNegative, TowardsPositive, TowardsZero,
-        };
         match (self.wrap.is_some(), self.rounding) {
-            (false, NearestEven) => self.run::<false, NEAREST_EVEN>(input, output),
-            (false, NearestAway) => self.run::<false, NEAREST_AWAY>(input, output),
-            (false, TowardsZero) => self.run::<false, TOWARDS_ZERO>(input, output),
-            (false, TowardsPositive) => self.run::<false, TOWARDS_POSITIVE>(input, output),
-            (false, TowardsNegative) => self.run::<false, TOWARDS_NEGATIVE>(input, output),
-            (true, NearestEven) => self.run::<true, NEAREST_EVEN>(input, output),
-            (true, NearestAway) => self.run::<true, NEAREST_AWAY>(input, output),
-            (true, TowardsZero) => self.run::<true, TOWARDS_ZERO>(input, output),
-            (true, TowardsPositive) => self.run::<true, TOWARDS_POSITIVE>(input, output),
-            (true, TowardsNegative) => self.run::<true, TOWARDS_NEGATIVE>(input, output),
+            (false, RoundingMode::NearestEven) => self.run::<false, NEAREST_EVEN>(input, output),
+            (false, RoundingMode::NearestAway) => self.run::<false, NEAREST_AWAY>(input, output),
+            (false, RoundingMode::TowardsZero) => self.run::<false, TOWARDS_ZERO>(input, output),
+            (false, RoundingMode::TowardsPositive) => {
+                self.run::<false, TOWARDS_POSITIVE>(input, output)
+            }
+            (false, RoundingMode::TowardsNegative) => {
+                self.run::<false, TOWARDS_NEGATIVE>(input, output)
+            }
+            (true, RoundingMode::NearestEven) => self.run::<true, NEAREST_EVEN>(input, output),
+            (true, RoundingMode::NearestAway) => self.run::<true, NEAREST_AWAY>(input, output),
+            (true, RoundingMode::TowardsZero) => self.run::<true, TOWARDS_ZERO>(input, output),
+            (true, RoundingMode::TowardsPositive) => {
+                self.run::<true, TOWARDS_POSITIVE>(input, output)
+            }
+            (true, RoundingMode::TowardsNegative) => {
+                self.run::<true, TOWARDS_NEGATIVE>(input, output)
+            }
         }
     }
 }
