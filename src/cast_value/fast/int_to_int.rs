@@ -62,8 +62,20 @@ where
                 any
             }
             Some(OutOfRangeMode::Clamp) => {
-                for (&x, y) in items {
-                    y.write(x.max(lo).min(hi).as_());
+                // Bounds that are the whole signed or unsigned range of `W` are constants, so that
+                // the clamp becomes the hardware's saturating narrowing.
+                let bits = 8 * size_of::<W>();
+                let signed = (
+                    S::from_i128_clamped(-(1 << (bits - 1))),
+                    S::from_i128_clamped((1 << (bits - 1)) - 1),
+                );
+                let unsigned = (S::zero(), S::from_i128_clamped((1 << bits) - 1));
+                if (lo, hi) == signed {
+                    clamp(input, output, signed);
+                } else if (lo, hi) == unsigned {
+                    clamp(input, output, unsigned);
+                } else {
+                    clamp(input, output, (lo, hi));
                 }
                 false
             }
@@ -75,5 +87,21 @@ where
                 false
             }
         }
+    }
+}
+
+/// Clamps every element to `bounds` and keeps its low bits.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into each instruction set's copy of the loop, with constant bounds where given"
+)]
+#[inline(always)]
+fn clamp<S, W>(input: &[S], output: &mut [MaybeUninit<W>], (lo, hi): (S, S))
+where
+    S: IntStorage + AsPrimitive<W>,
+    W: Bits,
+{
+    for (&x, y) in input.iter().zip(output.iter_mut()) {
+        y.write(x.max(lo).min(hi).as_());
     }
 }
