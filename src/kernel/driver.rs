@@ -26,18 +26,18 @@ use crate::fault::ElementFault;
 /// Fewest elements worth giving to another thread.
 pub(crate) const MIN_ELEMENTS_PER_TASK: usize = 1 << 17;
 
-/// A block of any element type, aligned for all of them.
-type Staged = [u64; BLOCK];
-
-/// A block on the stack, zeroed only when first used (most calls never need one, and zeroing a
-/// block costs about as much as converting a short run).
+/// A block of any element type (as `u64`s, aligned for all of them), allocated and zeroed only
+/// when first used (most calls never need one).
 #[derive(Default)]
-struct Stage(Option<Staged>);
+struct Stage(Option<Box<[u64]>>);
 
 impl Stage {
     /// The first `len` bytes of the block.
     fn bytes(&mut self, len: usize) -> &mut [u8] {
-        &mut bytemuck::cast_slice_mut(self.0.get_or_insert([0; BLOCK]))[..len]
+        let block = self
+            .0
+            .get_or_insert_with(|| vec![0; BLOCK].into_boxed_slice());
+        &mut bytemuck::cast_slice_mut(block)[..len]
     }
 }
 

@@ -202,19 +202,19 @@ unsafe impl Kernel for Chain {
     fn convert(&self, input: &[u8], output: &mut [MaybeUninit<u8>]) -> Result<(), ElementFault> {
         // The block in between lives in a buffer of the thread's, zeroed once, not per call.
         thread_local! {
-            static MIDDLE: RefCell<Box<[u64; BLOCK]>> = RefCell::new(Box::new([0; BLOCK]));
+            static MIDDLE: RefCell<Box<[u64]>> = RefCell::new(vec![0; BLOCK].into_boxed_slice());
         }
         let (in_size, mid_size) = self.first.sizes();
         let n = input.len() / in_size;
-        let mut run = |middle: &mut [u64; BLOCK]| {
-            let middle = &mut bytemuck::cast_slice_mut(middle.as_mut_slice())[..n * mid_size];
+        let mut run = |middle: &mut [u64]| {
+            let middle = &mut bytemuck::cast_slice_mut(middle)[..n * mid_size];
             self.first.convert_init(input, middle)?;
             self.second.convert(middle, output)
         };
         MIDDLE.with(|middle| match middle.try_borrow_mut() {
             Ok(mut middle) => run(&mut middle),
             // A chain inside a chain: the inner one takes a block of its own.
-            Err(_) => run(&mut Box::new([0; BLOCK])),
+            Err(_) => run(&mut vec![0; BLOCK]),
         })
     }
 }

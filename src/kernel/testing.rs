@@ -13,14 +13,14 @@ pub(crate) fn apply_each(kernel: &dyn Kernel, bytes: &[u8]) -> Vec<Result<u64, F
     let mut results = Vec::with_capacity(bytes.len() / in_size);
     for block in bytes.chunks(BLOCK * in_size) {
         let n = block.len() / in_size;
-        let mut staged = [0u64; BLOCK];
+        let mut staged = vec![0u64; BLOCK];
         let input = &mut bytemuck::cast_slice_mut(&mut staged)[..block.len()];
         input.copy_from_slice(block);
-        let mut output = [0u64; BLOCK];
+        let mut output = vec![0u64; BLOCK];
         let output = &mut bytemuck::cast_slice_mut(&mut output)[..n * out_size];
         let converted = kernel.convert_init(input, output);
         if in_size == out_size {
-            let mut data = staged;
+            let mut data = staged.clone();
             let data = &mut bytemuck::cast_slice_mut(&mut data)[..block.len()];
             let done = kernel.convert_in_place(data);
             if let Err(fault) = &converted {
