@@ -1,14 +1,14 @@
 //! Feeds the bytes of a chunk to a [`Kernel`], block by block.
 //!
 //! - Owned input whose output is not wider is converted in place: at equal width where it is when
-//!   the kernel can, else block by block through a copy on the stack where the output of a block
-//!   would overwrite its own input.
+//!   the kernel can, else block by block through a staged copy where the output of a block would
+//!   overwrite its own input.
 //! - Otherwise the output goes to one new buffer that is never zero-filled: each block is
 //!   converted straight into the buffer's spare capacity (the kernels write every output element),
 //!   which becomes the vector's contents only once every block succeeded (see
 //!   [`buffer`](super::buffer)).
 //! - Borrowed input is read where it is; nothing assumes alignment (misaligned blocks pass
-//!   through the same stack blocks).
+//!   through a staging block).
 //! - Large chunks are split over rayon threads when asked for.
 //! - The hardware prefetcher follows the sequential blocks unaided (software prefetching in pieces
 //!   cost more in calls than it gained).
@@ -26,18 +26,41 @@ use crate::fault::ElementFault;
 /// Fewest elements worth giving to another thread.
 pub(crate) const MIN_ELEMENTS_PER_TASK: usize = 1 << 17;
 
-/// A block of any element type (as `u64`s, aligned for all of them), allocated and zeroed only
-/// when first used (most calls never need one).
+/// A block of any element type (as `u64`s, aligned for all of them), allocated only when first
+/// used (most calls never need one), as large as that use needs, and never zeroed: it is written
+/// before it is read.
 #[derive(Default)]
-struct Stage(Option<Box<[u64]>>);
+struct Stage(Box<[MaybeUninit<u64>]>);
 
 impl Stage {
-    /// The first `len` bytes of the block.
-    fn bytes(&mut self, len: usize) -> &mut [u8] {
-        let block = self
-            .0
-            .get_or_insert_with(|| vec![0; BLOCK].into_boxed_slice());
-        &mut bytemuck::cast_slice_mut(block)[..len]
+    /// `len` bytes not yet written.
+    fn slots(&mut self, len: usize) -> &mut [MaybeUninit<u8>] {
+        let words = len.div_ceil(size_of::<u64>());
+        if self.0.len() < words {
+            self.0 = Box::new_uninit_slice(words);
+        }
+        let slots: &mut [MaybeUninit<u64>] = &mut self.0;
+        // SAFETY: the same memory as bytes, borrowed mutably for as long as `self`; bytes have no
+        // alignment requirement and `MaybeUninit<u8>` may hold anything; `len` bytes fit in
+        // `words` words.
+        unsafe { std::slice::from_raw_parts_mut(slots.as_mut_ptr().cast(), len) }
+    }
+
+    /// A copy of `source`.
+    fn copy(&mut self, source: &[u8]) -> &mut [u8] {
+        let slots = self.slots(source.len());
+        write_uninit(slots, source);
+        // SAFETY: every byte was just written.
+        unsafe { super::assume_init(slots) }
+    }
+
+    /// The output of `kernel` for `input`, converted here.
+    fn convert(&mut self, kernel: &dyn Kernel, input: &[u8]) -> Result<&mut [u8], ElementFault> {
+        let (in_size, out_size) = kernel.sizes();
+        let slots = self.slots(input.len() / in_size * out_size);
+        kernel.convert(input, slots)?;
+        // SAFETY: a kernel that succeeds writes every output element (`Kernel`'s contract).
+        Ok(unsafe { super::assume_init(slots) })
     }
 }
 
@@ -146,7 +169,7 @@ fn in_place(kernel: &dyn Kernel, buffer: &mut [u8], tasks: usize) -> Result<(), 
 }
 
 /// Where the output of a range of elements goes: written where it is when aligned for the output
-/// type, else converted on the stack and copied there.
+/// type, else converted in a staging block and copied there.
 enum Output<'o> {
     /// Initialised bytes.
     Init(&'o mut [u8]),
@@ -179,9 +202,7 @@ fn convert_range(
         let block: &[u8] = if input_aligned {
             bytes_in
         } else {
-            let staged = staged_in.bytes(bytes_in.len());
-            staged.copy_from_slice(bytes_in);
-            staged
+            staged_in.copy(bytes_in)
         };
         let out_range = start * out_size..(start + len) * out_size;
         let result = match &mut output {
@@ -191,13 +212,12 @@ fn convert_range(
             Output::Uninit(out) if is_aligned_uninit(&out[out_range.clone()], out_size) => {
                 kernel.convert(block, &mut out[out_range])
             }
-            output => {
-                let staged = staged_out.bytes(len * out_size);
-                kernel.convert_init(block, staged).map(|()| match output {
+            output => staged_out
+                .convert(kernel, block)
+                .map(|staged| match output {
                     Output::Init(out) => out[out_range].copy_from_slice(staged),
                     Output::Uninit(out) => write_uninit(&mut out[out_range], staged),
-                })
-            }
+                }),
         };
         result.map_err(|f| f.offset(start))?;
         start += len;
@@ -220,8 +240,8 @@ fn write_uninit(target: &mut [MaybeUninit<u8>], source: &[u8]) {
 ///
 /// The output of a block ends before the input of the next block begins, so blocks are converted
 /// in order. At equal width, a block is converted where it is if the kernel can, else through a
-/// copy on the stack. When narrowing, a block whose output overlaps its own input (the first
-/// ones) is read through a copy on the stack; the others are read where they are.
+/// staged copy. When narrowing, a block whose output overlaps its own input (the first ones) is
+/// read through a staged copy; the others are read where they are.
 fn in_place_range(kernel: &dyn Kernel, buffer: &mut [u8]) -> Result<(), ElementFault> {
     let (in_size, out_size) = kernel.sizes();
     let n = buffer.len() / in_size;
@@ -240,15 +260,13 @@ fn in_place_range(kernel: &dyn Kernel, buffer: &mut [u8]) -> Result<(), ElementF
                 0
             };
             let rest = &mut data[done * in_size..];
-            let input = staged.bytes(rest.len());
-            input.copy_from_slice(rest);
+            let input = staged.copy(rest);
             convert_aligned_input(kernel, input, rest).map_err(|f| f.offset(done))
         } else if aligned && output_end <= head.len() {
             let input = &tail[..len * in_size];
             convert_aligned_input(kernel, input, &mut head[start * out_size..output_end])
         } else {
-            let input = staged.bytes(len * in_size);
-            input.copy_from_slice(&tail[..len * in_size]);
+            let input = staged.copy(&tail[..len * in_size]);
             convert_aligned_input(kernel, input, &mut buffer[start * out_size..output_end])
         };
         result.map_err(|f| f.offset(start))?;
@@ -258,7 +276,7 @@ fn in_place_range(kernel: &dyn Kernel, buffer: &mut [u8]) -> Result<(), ElementF
 }
 
 /// Converts an aligned `input` block into `output` (written directly when aligned, else through
-/// the stack).
+/// a staging block).
 fn convert_aligned_input(
     kernel: &dyn Kernel,
     input: &[u8],
@@ -271,9 +289,7 @@ fn convert_aligned_input(
         return kernel.convert_init(input, output);
     }
     let mut stage = Stage::default();
-    let staged = stage.bytes(output.len());
-    kernel.convert_init(input, staged)?;
-    output.copy_from_slice(staged);
+    output.copy_from_slice(stage.convert(kernel, input)?);
     Ok(())
 }
 

@@ -36,9 +36,10 @@ pub(crate) const BLOCK: usize = 4096;
 /// handed over as `MaybeUninit` and every element must be written.
 ///
 /// # Safety
-/// Implementations write only initialised values into the output (never
-/// `MaybeUninit::uninit()`), so that the driver may hand them initialised bytes as well
-/// ([`convert_init`](Self::convert_init)), which stay initialised.
+/// [`Self::convert`] writes every output element when it succeeds, so that the driver may take
+/// the output as initialised then; and implementations write only initialised values into the
+/// output (never `MaybeUninit::uninit()`), so that the driver may hand them initialised bytes as
+/// well ([`convert_init`](Self::convert_init)), which stay initialised.
 pub(crate) unsafe trait Kernel: Send + Sync + Debug {
     /// The bytes of one input element and of one output element.
     fn sizes(&self) -> (usize, usize);
@@ -75,7 +76,8 @@ pub(crate) unsafe trait Kernel: Send + Sync + Debug {
 /// A kernel written over typed slices; [`Kernel`] is derived from it.
 ///
 /// # Safety
-/// As for [`Kernel`]: implementations write only initialised values into the output.
+/// As for [`Kernel`]: `convert` writes every output element when it succeeds, and only
+/// initialised values.
 pub(crate) unsafe trait Typed: Send + Sync + Debug + 'static {
     /// The input element storage.
     type In: Storage;
@@ -178,7 +180,7 @@ pub(crate) fn uninit_bytes<T: bytemuck::Pod>(
     unsafe { std::slice::from_raw_parts_mut(slots.as_mut_ptr().cast(), len) }
 }
 
-/// Two kernels one after the other, the block in between kept on the stack.
+/// Two kernels one after the other, the block in between kept in a buffer of the thread's.
 #[derive(Debug)]
 pub(crate) struct Chain {
     first: Arc<dyn Kernel>,
