@@ -10,7 +10,7 @@
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
-use num_traits::AsPrimitive;
+use num_traits::{AsPrimitive, Zero};
 
 use crate::Direction;
 use crate::cast_value::element::ElementCast;
@@ -51,7 +51,8 @@ where
     F: HwFloat,
 {
     let (scale, offset, safe) = (kernel.scale, kernel.offset, kernel.safe);
-    let mut beyond = false;
+    // The sign bits of `safe - |v|`, gathered: set if some `|v| > safe`.
+    let mut signs = F::Bits::zero();
     for (&x, y) in input.iter().zip(output.iter_mut()) {
         let v: F = x.as_();
         let v = match entry {
@@ -65,9 +66,9 @@ where
             None => v,
         };
         y.write(v / scale + offset);
-        beyond |= v.abs() > safe;
+        signs |= (safe - v.abs()).encoding();
     }
-    beyond
+    F::sign_bit(signs)
 }
 
 struct Loop<'a, S, F> {

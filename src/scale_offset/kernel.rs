@@ -16,6 +16,8 @@
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
+use num_traits::Zero;
+
 use super::arithmetic::{Parameters, decode_element, encode_element};
 use crate::Direction;
 use crate::fault::{ElementFault, Fault};
@@ -175,27 +177,31 @@ impl<F: HwFloat> FloatKernel<F> {
     #[inline(always)]
     fn compute(&self, input: &[F], output: &mut [MaybeUninit<F>]) -> bool {
         let (offset, scale, safe) = (self.offset, self.scale, self.safe);
-        let mut beyond = false;
+        // The sign bits of `safe - |x|`, gathered: set if some `|x| > safe`. NaN is not beyond:
+        // its magnitude is a positive NaN, and so is the difference (where the hardware gave it
+        // another sign, the block would only take the exact path).
+        let mut signs = F::Bits::zero();
         match self.direction {
             Direction::Encode => {
                 for (&x, y) in input.iter().zip(output.iter_mut()) {
                     y.write((x - offset) * scale);
-                    beyond |= x.abs() > safe;
+                    signs |= (safe - x.abs()).encoding();
                 }
             }
             Direction::Decode => {
                 for (&x, y) in input.iter().zip(output.iter_mut()) {
                     y.write(x / scale + offset);
-                    beyond |= x.abs() > safe;
+                    signs |= (safe - x.abs()).encoding();
                 }
             }
         }
-        beyond
+        F::sign_bit(signs)
     }
 
-    /// The arithmetic of the leading elements of `data` where they are, in groups of
-    /// [`IN_PLACE_GROUP`], up to the first group holding an element beyond the safe magnitude;
-    /// returns how many elements it converted.
+    /// The arithmetic of the leading elements of `data` where they are: runs of
+    /// [`IN_PLACE_RUN`] holding no element beyond the safe magnitude, then groups of
+    /// [`IN_PLACE_GROUP`] up to the first group holding one; returns how many elements it
+    /// converted.
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"
@@ -203,7 +209,26 @@ impl<F: HwFloat> FloatKernel<F> {
     #[inline(always)]
     fn compute_in_place(&self, data: &mut [F]) -> usize {
         let (offset, scale, safe) = (self.offset, self.scale, self.safe);
-        let mut done = 0;
+        // Most runs hold no element beyond the safe magnitude: one pass over a run says so (the
+        // sign bits of `safe - |x|`, as in `compute`) while it is in the L1 cache, and the whole
+        // run is converted at once.
+        let mut start = 0;
+        for run in data.chunks_mut(IN_PLACE_RUN) {
+            let mut signs = F::Bits::zero();
+            for &x in &*run {
+                signs |= (safe - x.abs()).encoding();
+            }
+            if F::sign_bit(signs) {
+                break;
+            }
+            match self.direction {
+                Direction::Encode => run.iter_mut().for_each(|x| *x = (*x - offset) * scale),
+                Direction::Decode => run.iter_mut().for_each(|x| *x = *x / scale + offset),
+            }
+            start += run.len();
+        }
+        let data = &mut data[start..];
+        let mut done = start;
         for group in data.chunks_exact_mut(IN_PLACE_GROUP) {
             if group.iter().fold(false, |any, &x| any | (x.abs() > safe)) {
                 break;
@@ -221,6 +246,10 @@ impl<F: HwFloat> FloatKernel<F> {
 /// Elements checked and converted together in place: a few vectors' worth, so that the loop is
 /// vectorised and stops soon after an element it cannot take.
 const IN_PLACE_GROUP: usize = 16;
+
+/// Elements checked in one pass and then converted in another where none is beyond the safe
+/// magnitude (a multiple of [`IN_PLACE_GROUP`], small enough to stay in the L1 cache in between).
+const IN_PLACE_RUN: usize = 64;
 
 /// The loops of a kernel, run for one instruction set.
 enum Loop<'a, K, T> {
