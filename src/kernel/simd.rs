@@ -2,10 +2,13 @@
 //!
 //! The kernels are plain loops written for auto-vectorisation. Each kernel hands its loops to
 //! [`Isa::run`] as a [`Vectorized`] value, whose `#[inline(always)]` method is compiled again
-//! into a function with the AVX2 target feature enabled and once more with AVX-512 (F, VL, DQ,
-//! BW); the best copy the CPU can run is chosen once. (A trait rather than a closure: inlining is then guaranteed, not a heuristic.) Only this
-//! module holds `unsafe`. The results are the same on every path (no fused multiply-add, no
-//! approximate instructions); the tests run every kernel on every path the CPU offers.
+//! into a function with AVX2 and FMA enabled and once more with AVX-512 (F, VL, DQ, BW); the best
+//! copy the CPU can run is chosen once. (A trait rather than a closure: inlining is then
+//! guaranteed, not a heuristic.) The results are the same on every path: no approximate
+//! instructions, and fused multiply-adds only where they are exact by construction (the decode's
+//! division, [`division`](crate::scale_offset::division), which takes them only where
+//! [`Isa::has_fma`] says they run in hardware). The tests run every kernel on every path the CPU
+//! offers.
 
 use std::sync::OnceLock;
 
@@ -37,7 +40,8 @@ impl Isa {
     pub(crate) fn available() -> Vec<Self> {
         let mut sets = vec![Self::PORTABLE];
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
             sets.push(Self(Set::Avx2));
             if std::arch::is_x86_feature_detected!("avx512f")
                 && std::arch::is_x86_feature_detected!("avx512vl")
@@ -50,16 +54,25 @@ impl Isa {
         sets
     }
 
+    /// Whether fused multiply-adds run in hardware here (rather than as a library call).
+    pub(crate) fn has_fma(self) -> bool {
+        match self.0 {
+            Set::Portable => cfg!(target_feature = "fma"),
+            #[cfg(target_arch = "x86_64")]
+            Set::Avx2 | Set::Avx512 => true,
+        }
+    }
+
     /// Runs `loops` compiled for this instruction set.
     pub(crate) fn run<V: Vectorized>(self, loops: V) -> V::Output {
         match self.0 {
             Set::Portable => loops.run(),
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Set::Avx2` exists only when `is_x86_feature_detected!("avx2")` said so.
+            // SAFETY: `Set::Avx2` exists only when detection found AVX2 and FMA.
             Set::Avx2 => unsafe { avx2(loops) },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Set::Avx512` exists only when detection found AVX2 and the four AVX-512
-            // subsets.
+            // SAFETY: `Set::Avx512` exists only when detection found AVX2, FMA and the four
+            // AVX-512 subsets.
             Set::Avx512 => unsafe { avx512(loops) },
         }
     }
@@ -74,12 +87,12 @@ pub(crate) trait Vectorized {
     fn run(self) -> Self::Output;
 }
 
-/// `loops` compiled with AVX2 enabled.
+/// `loops` compiled with AVX2 and FMA enabled.
 ///
 /// # Safety
-/// The CPU must support AVX2.
+/// The CPU must support AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,fma")]
 unsafe fn avx2<V: Vectorized>(loops: V) -> V::Output {
     loops.run()
 }
@@ -87,9 +100,9 @@ unsafe fn avx2<V: Vectorized>(loops: V) -> V::Output {
 /// `loops` compiled with AVX-512 (F, VL, DQ, BW) enabled.
 ///
 /// # Safety
-/// The CPU must support AVX2 and those AVX-512 subsets.
+/// The CPU must support AVX2, FMA and those AVX-512 subsets.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,avx512f,avx512vl,avx512dq,avx512bw")]
+#[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
 unsafe fn avx512<V: Vectorized>(loops: V) -> V::Output {
     loops.run()
 }

@@ -37,10 +37,20 @@ pub(crate) trait HwFloat:
     const MAGIC: Self;
 
     /// The encoding, as an unsigned integer of the same width.
-    type Bits: num_traits::PrimInt + std::ops::BitOrAssign + Send + Sync + 'static;
+    type Bits: num_traits::PrimInt
+        + num_traits::WrappingSub
+        + std::ops::BitOrAssign
+        + std::fmt::Debug
+        + Send
+        + Sync
+        + 'static;
+    /// The exponent field of the encoding.
+    const EXPONENT: Self::Bits;
 
     /// The encoding (the standard library's `to_bits`).
     fn encoding(self) -> Self::Bits;
+    /// The float of an encoding (the standard library's `from_bits`).
+    fn from_encoding(bits: Self::Bits) -> Self;
     /// Whether the encoding `bits` has its sign bit set.
     fn sign_bit(bits: Self::Bits) -> bool;
 
@@ -57,6 +67,7 @@ pub(crate) trait HwFloat:
 
 impl HwFloat for f32 {
     type Bits = u32;
+    const EXPONENT: u32 = 0x7f80_0000;
 
     const FORMAT: FloatFormat = FloatFormat::FLOAT32;
     const INTEGRAL: Self = 8_388_608.0;
@@ -93,6 +104,11 @@ impl HwFloat for f32 {
     }
 
     #[inline]
+    fn from_encoding(bits: u32) -> Self {
+        f32::from_bits(bits)
+    }
+
+    #[inline]
     fn sign_bit(bits: u32) -> bool {
         bits >> (u32::BITS - 1) != 0
     }
@@ -100,6 +116,7 @@ impl HwFloat for f32 {
 
 impl HwFloat for f64 {
     type Bits = u64;
+    const EXPONENT: u64 = 0x7ff0_0000_0000_0000;
 
     const FORMAT: FloatFormat = FloatFormat::FLOAT64;
     const INTEGRAL: Self = 4_503_599_627_370_496.0;
@@ -129,6 +146,11 @@ impl HwFloat for f64 {
     #[inline]
     fn encoding(self) -> u64 {
         self.to_bits()
+    }
+
+    #[inline]
+    fn from_encoding(bits: u64) -> Self {
+        f64::from_bits(bits)
     }
 
     #[inline]

@@ -1,11 +1,12 @@
 //! One loop for the most common chain's decode: stored integers cast to float32 or float64 (with
 //! at most one `scalar_map` entry, such as `0 → NaN`) and then `(x / scale) + offset`, as a
-//! hand-written loop would do it.
+//! hand-written loop would do it (dividing as the `scale_offset` kernel does, see
+//! [`division`](crate::scale_offset::division)).
 //!
 //! It is used only where it gives exactly what the two codecs give one after the other: the
 //! integer type converts exactly to the float (so the cast is the hardware conversion), and a
-//! block holding an element beyond the magnitude up to which the arithmetic cannot overflow goes
-//! through the codecs' own kernels instead.
+//! block holding an element beyond the magnitude up to which the arithmetic cannot overflow, or
+//! whose quotient may be inexact, goes through the codecs' own kernels instead.
 
 use std::mem::MaybeUninit;
 use std::sync::Arc;
@@ -19,14 +20,15 @@ use crate::kernel::simd::{Isa, Vectorized};
 use crate::kernel::{Kernel, Typed, uninit_bytes};
 use crate::numeric::{HwFloat, IntStorage, NumericType, RoundingMode, Value, encode};
 use crate::scale_offset::arithmetic::Parameters;
-use crate::scale_offset::kernel::safe_magnitude;
+use crate::scale_offset::division::{Division, Quotient, WithQuotient};
+use crate::scale_offset::float::safe_magnitude;
 
 /// The fused decode from integers `S` to floats `F`.
 #[derive(Debug)]
-struct FusedDecode<S, F> {
+struct FusedDecode<S, F: HwFloat> {
     /// The `scalar_map` entry, if any.
     entry: Option<(S, F)>,
-    scale: F,
+    division: Division<F>,
     offset: F,
     /// Elements of a larger magnitude go through `fallback`.
     safe: F,
@@ -34,44 +36,54 @@ struct FusedDecode<S, F> {
     isa: Isa,
 }
 
-/// One element of the chain's decode, in a loop meant to vectorise.
-#[expect(
-    clippy::inline_always,
-    reason = "inlined into each instruction set's copy of the loop"
-)]
-#[inline(always)]
-fn decode_all<S, F>(
-    kernel: &FusedDecode<S, F>,
+/// The chain's decode of a block, with or without a `scalar_map` entry, in a loop meant to
+/// vectorise.
+struct Decode<'a, S, F> {
     entry: Option<(S, F)>,
-    input: &[S],
-    output: &mut [MaybeUninit<F>],
-) -> bool
+    offset: F,
+    safe: F,
+    input: &'a [S],
+    output: &'a mut [MaybeUninit<F>],
+}
+
+impl<S, F> WithQuotient<F> for Decode<'_, S, F>
 where
     S: IntStorage + AsPrimitive<F>,
     F: HwFloat,
 {
-    let (scale, offset, safe) = (kernel.scale, kernel.offset, kernel.safe);
-    // The sign bits of `safe - |v|`, gathered: set if some `|v| > safe`.
-    let mut signs = F::Bits::zero();
-    for (&x, y) in input.iter().zip(output.iter_mut()) {
-        let v: F = x.as_();
-        let v = match entry {
-            Some((key, mapped)) => {
-                if x == key {
-                    mapped
-                } else {
-                    v
+    type Output = bool;
+
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn run<Q: Quotient<F>>(self, quotient: Q) -> bool {
+        let (offset, safe) = (self.offset, self.safe);
+        // The sign bits of `safe - |v|` and of the quotient's flags, gathered: set if some
+        // `|v| > safe` or some quotient may be inexact.
+        let mut signs = F::Bits::zero();
+        for (&x, y) in self.input.iter().zip(self.output.iter_mut()) {
+            let v: F = x.as_();
+            let v = match self.entry {
+                Some((key, mapped)) => {
+                    if x == key {
+                        mapped
+                    } else {
+                        v
+                    }
                 }
-            }
-            None => v,
-        };
-        y.write(v / scale + offset);
-        signs |= (safe - v.abs()).encoding();
+                None => v,
+            };
+            let (q, unsure) = quotient.quotient(v);
+            y.write(q + offset);
+            signs |= unsure | (safe - v.abs()).encoding();
+        }
+        F::sign_bit(signs)
     }
-    F::sign_bit(signs)
 }
 
-struct Loop<'a, S, F> {
+struct Loop<'a, S, F: HwFloat> {
     kernel: &'a FusedDecode<S, F>,
     input: &'a [S],
     output: &'a mut [MaybeUninit<F>],
@@ -90,9 +102,24 @@ where
     )]
     #[inline(always)]
     fn run(self) -> bool {
-        match self.kernel.entry {
-            Some(entry) => decode_all(self.kernel, Some(entry), self.input, self.output),
-            None => decode_all(self.kernel, None, self.input, self.output),
+        let kernel = self.kernel;
+        let decode = Decode {
+            entry: kernel.entry,
+            offset: kernel.offset,
+            safe: kernel.safe,
+            input: self.input,
+            output: self.output,
+        };
+        // A loop of its own with and without the entry.
+        match kernel.entry {
+            Some(entry) => kernel.division.with(Decode {
+                entry: Some(entry),
+                ..decode
+            }),
+            None => kernel.division.with(Decode {
+                entry: None,
+                ..decode
+            }),
         }
     }
 }
@@ -190,12 +217,15 @@ where
         scale.to_f64(),
         F::max_value().to_f64(),
     )?;
+    let isa = Isa::best();
+    let division = Division::new(scale, offset, isa);
+    let safe = F::from_f64(safe);
     Some(Arc::new(FusedDecode::<S, F> {
         entry,
-        scale,
+        division,
         offset,
-        safe: F::from_f64(safe),
+        safe: division.limit().map_or(safe, |limit| safe.min(limit)),
         fallback: Arc::clone(fallback),
-        isa: Isa::best(),
+        isa,
     }))
 }

@@ -37,7 +37,9 @@
 pub(crate) mod arithmetic;
 mod codec;
 mod config;
+pub(crate) mod division;
 mod error;
+pub(crate) mod float;
 pub(crate) mod kernel;
 mod message;
 #[cfg(test)]

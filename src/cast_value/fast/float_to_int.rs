@@ -1,43 +1,39 @@
-//! Fast path: float32 and float64 (and float16/bfloat16, widened to float32 first) to any integer
-//! type.
+//! Fast path: float32 and float64 (and float16/bfloat16, widened to float32 first) to integer
+//! targets of up to 32 bits (64-bit targets: [`FloatToInt64`](super::FloatToInt64)).
 //!
-//! For targets of up to 32 bits ([`FloatToInt`]), everything happens in one float `C` that holds
-//! the element and the target's bounds exactly (float32 for targets of up to 16 bits from float32,
-//! float64 otherwise):
-//! - NaN is replaced first: by the `scalar_map` output for NaN, else by +Infinity, which the range
-//!   check leaves undecided;
-//! - the element is clamped to the bounds (rounding is monotonic and the bounds are integers, so
-//!   clamping before rounding gives the same result; when wrapping, to the magnitude up to which
-//!   wrapping is exact);
-//! - the directed modes and `nearest-away` round with the hardware's rounding to an integral value;
-//!   then adding `M = 1.5 × 2^(p - 1)` (`p` the precision of `C`) to a value below `2^(p - 2)`
-//!   rounds it to an integer, ties to even (the sum lies where `C` steps by one), and the low bits
-//!   of the sum are that integer in two's complement;
-//! - those low bits are also the value modulo `2^bits`, which is `wrap` (sign-extended for targets
-//!   narrower than their byte);
-//! - whether an element is decided is a comparison with thresholds computed once, gathered for the
-//!   block as the sign bits of two differences (no per-element flags).
-//!
-//! Each rounding mode, with and without sign extension, has a loop of its own.
-//!
-//! The 64-bit targets ([`FloatToInt64`]) round with the branch-free [`round_to_integral`] and
-//! convert with the saturating `as` (which is the clamp), wrapping through `i64`. A `scalar_map`
-//! entry for NaN is applied in the same loop. What is left (NaN and infinities without a map
-//! entry, values out of range without a mode, values too large to wrap this way) goes to the
-//! exact path.
+//! Everything happens in one float `C` that holds the element and the target's bounds exactly
+//! (float32 for targets of up to 16 bits from float32, float64 otherwise). Each loop has no
+//! run-time condition on elements, and as few operations per element as its configuration
+//! allows:
+//! - `clamp` clamps the element to the target's bounds (rounding is monotonic and the bounds are
+//!   integers, so clamping before rounding gives the same result); only the infinities are
+//!   undecided, found as the sign of `MAX - |w|`;
+//! - without a mode, and with `wrap`, elements need no clamp: those that do not round into the
+//!   range (or, when wrapping, lie beyond the magnitude up to which wrapping is exact) are
+//!   undecided, found as the sign bits of `w - below` and `above - w`;
+//! - NaN is replaced first, by the `scalar_map` output for NaN, or by +Infinity, which is
+//!   undecided; where the map sends NaN to the lower bound of a clamp, the clamp replaces it
+//!   (`if w > lo { w } else { lo }` is `lo` for NaN) and the replacement costs nothing;
+//! - the directed modes and `nearest-away` round with the hardware's rounding to an integral
+//!   value; then adding `M = 1.5 × 2^(p - 1)` (`p` the precision of `C`) to a value below
+//!   `2^(p - 2)` rounds it to an integer, ties to even (the sum lies where `C` steps by one), and
+//!   the low bits of the sum are that integer in two's complement, which is also `wrap`
+//!   (targets narrower than their byte are sign-extended after the loop);
+//! - the undecided elements are gathered for the block as sign bits (no per-element flags).
 
 use std::mem::MaybeUninit;
 
 use num_traits::{AsPrimitive, Zero};
 
 use crate::cast_value::kernel::FastPath;
+use crate::kernel::assume_init;
 use crate::numeric::{
-    Bits, Directed, FloatInput, HwFloat, IntFormat, IntStorage, Kind, OutOfRangeMode, RoundingMode,
-    Storage, Value, Wrap, encode, round_to_integral, round_to_integral_directed,
+    Bits, FloatInput, HwFloat, IntFormat, Kind, OutOfRangeMode, RoundingMode, Storage, Value, Wrap,
+    encode,
 };
 
 /// The float nearest `value` towards zero.
-fn towards_zero<F: HwFloat>(value: Value) -> F {
+pub(super) fn towards_zero<F: HwFloat>(value: Value) -> F {
     let bits = encode(
         value,
         Kind::Float(F::FORMAT),
@@ -48,7 +44,7 @@ fn towards_zero<F: HwFloat>(value: Value) -> F {
     F::from_bits(bits)
 }
 
-fn integer_value(x: i128) -> Value {
+pub(super) fn integer_value(x: i128) -> Value {
     i64::try_from(x).map_or_else(
         |_| Value::from_u64(u64::try_from(x).unwrap_or(u64::MAX)),
         Value::from_i64,
@@ -97,21 +93,28 @@ fn rounding_thresholds<C: HwFloat>(mode: RoundingMode, lo: C, hi: C) -> (C, C) {
 #[derive(Debug)]
 pub(crate) struct FloatToInt<F, W, C> {
     rounding: RoundingMode,
+    /// The loop: [`BOUNDED`], [`CLAMP`] or [`CLAMP_NAN_LOW`].
+    kind: u8,
     /// When wrapping into a target narrower than `W` (int4, say): how to sign-extend its bits.
     /// (The low bits of the sum are already the wrapped value of a target as wide as `W`.)
     wrap: Option<Wrap<W>>,
     /// What NaN is replaced by before anything else: the `scalar_map` output for NaN as a value
     /// of `C` (integers of at most 32 bits are exact in it), or +Infinity, which is undecided.
     nan: C,
-    /// Elements are clamped to `[lo, hi]` before rounding: the target's bounds, or when wrapping
-    /// the magnitude up to which wrapping is exact.
+    /// With `clamp`, elements are clamped to `[lo, hi]`, the target's bounds, before rounding.
     lo: C,
     hi: C,
-    /// Elements outside `[below, above]` are undecided.
+    /// Otherwise, elements outside `[below, above]` are undecided.
     below: C,
     above: C,
     source: std::marker::PhantomData<fn() -> F>,
 }
+
+/// The loops, by what they do besides rounding: check bounds (no mode, `wrap`), clamp, or clamp
+/// where the clamp also replaces NaN.
+const BOUNDED: u8 = 0;
+const CLAMP: u8 = 1;
+const CLAMP_NAN_LOW: u8 = 2;
 
 /// The rounding modes as constants, so that each gets a loop of its own with its own rounding
 /// instruction.
@@ -148,12 +151,10 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         let hi: C = towards_zero(integer_value(to.max()));
         // Wrapping is exact below this magnitude.
         let limit = C::MAGIC / (C::one() + C::one() + C::one());
-        let ((below, above), (lo, hi)) = match out_of_range {
-            Some(OutOfRangeMode::Wrap) => ((-limit, limit.next_down()), (-limit, limit)),
-            // With `clamp`, only the infinities; without a mode, the values that do not round
-            // into the range.
-            Some(OutOfRangeMode::Clamp) => ((C::min_value(), C::max_value()), (lo, hi)),
-            None => (rounding_thresholds(rounding, lo, hi), (lo, hi)),
+        let (below, above) = match out_of_range {
+            Some(OutOfRangeMode::Wrap) => (-limit, limit.next_down()),
+            Some(OutOfRangeMode::Clamp) => (C::min_value(), C::max_value()),
+            None => rounding_thresholds(rounding, lo, hi),
         };
         // `w - below` must not be -0 for a decided `w` (-0 - +0 is -0; -0 - -0 is +0).
         let below = if below == C::zero() {
@@ -161,21 +162,28 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         } else {
             below
         };
+        let nan = nan.map_or_else(C::infinity, |bits| {
+            // The target's bits, sign-extended for signed targets.
+            let unused = 64 - to.bits;
+            let value = if to.signed {
+                (i128::from(bits.cast_signed() << unused)) >> unused
+            } else {
+                i128::from((bits << unused) >> unused)
+            };
+            towards_zero(integer_value(value))
+        });
+        let kind = match out_of_range {
+            Some(OutOfRangeMode::Clamp) if nan == lo => CLAMP_NAN_LOW,
+            Some(OutOfRangeMode::Clamp) => CLAMP,
+            _ => BOUNDED,
+        };
         Self {
             rounding,
+            kind,
             wrap: (out_of_range == Some(OutOfRangeMode::Wrap)
                 && usize::try_from(to.bits).is_ok_and(|bits| bits < 8 * size_of::<W>()))
             .then(|| Wrap::new(to.bits, to.signed)),
-            nan: nan.map_or_else(C::infinity, |bits| {
-                // The target's bits, sign-extended for signed targets.
-                let unused = 64 - to.bits;
-                let value = if to.signed {
-                    (i128::from(bits.cast_signed() << unused)) >> unused
-                } else {
-                    i128::from((bits << unused) >> unused)
-                };
-                towards_zero(integer_value(value))
-            }),
+            nan,
             lo,
             hi,
             below,
@@ -184,18 +192,14 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         }
     }
 
-    /// The loop, for the rounding mode `MODE`, with or without wrapping (`WRAP`), both constants
-    /// so that each gets a loop of its own.
-    ///
-    /// It holds no run-time condition on elements: NaN is replaced first, then every element is
-    /// clamped, rounded and converted, and the block is undecided if an element lies outside
-    /// `[below, above]`.
+    /// The loop for the kind `KIND` and the rounding mode `MODE`, both constants so that each
+    /// pair gets a loop of its own; returns whether an element is undecided.
     #[expect(
         clippy::inline_always,
-        reason = "called with a constant mode, which must fold into one loop per mode"
+        reason = "called with constants, which must fold into one loop per pair"
     )]
     #[inline(always)]
-    fn run<const WRAP: bool, const MODE: u8>(
+    fn run<const KIND: u8, const MODE: u8>(
         &self,
         input: &[F],
         output: &mut [MaybeUninit<W>],
@@ -204,24 +208,50 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         F: AsPrimitive<C>,
     {
         let (lo, hi, nan, below, above) = (self.lo, self.hi, self.nan, self.below, self.above);
-        let wrap = self.wrap.unwrap_or(Wrap::new(32, false));
-        // The sign bits of `w - below` and `above - w`, gathered: set if some element lies outside
-        // `[below, above]` (the sign of a difference is exact; infinities included).
+        // Sign bits, gathered: set if some element is undecided (the sign of a difference is
+        // exact; infinities included).
         let mut signs = C::Bits::zero();
         for (&x, y) in input.iter().zip(output.iter_mut()) {
             let w: C = x.as_();
-            // NaN is replaced first, so that nothing below sees it.
-            let w = if w.is_nan() { nan } else { w };
-            signs |= (w - below).encoding() | (above - w).encoding();
-            // Clamped by selects, rounded, and converted: adding `M` rounds to nearest-even and
-            // leaves the integer in the low bits of the sum's encoding.
-            let c = if w > lo { w } else { lo };
-            let c = if c < hi { c } else { hi };
+            let c = if KIND == CLAMP_NAN_LOW {
+                // Clamped by selects; the first one takes NaN to `lo`, its replacement.
+                signs |= (C::max_value() - w.abs()).encoding();
+                let c = if w > lo { w } else { lo };
+                if c < hi { c } else { hi }
+            } else {
+                let w = if w.is_nan() { nan } else { w };
+                if KIND == CLAMP {
+                    signs |= (C::max_value() - w.abs()).encoding();
+                    let c = if w > lo { w } else { lo };
+                    if c < hi { c } else { hi }
+                } else {
+                    signs |= (w - below).encoding() | (above - w).encoding();
+                    w
+                }
+            };
+            // Rounded and converted: adding `M` rounds to nearest-even and leaves the integer in
+            // the low bits of the sum's encoding.
             let c = round::<MODE, C>(c);
-            let bits = W::from_bits(Storage::to_bits(c + C::MAGIC));
-            y.write(if WRAP { wrap.apply(bits) } else { bits });
+            y.write(W::from_bits(Storage::to_bits(c + C::MAGIC)));
         }
         C::sign_bit(signs)
+    }
+
+    /// The loop of this configuration's kind for the rounding mode `MODE`.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn run_kind<const MODE: u8>(&self, input: &[F], output: &mut [MaybeUninit<W>]) -> bool
+    where
+        F: AsPrimitive<C>,
+    {
+        match self.kind {
+            CLAMP_NAN_LOW => self.run::<CLAMP_NAN_LOW, MODE>(input, output),
+            CLAMP => self.run::<CLAMP, MODE>(input, output),
+            _ => self.run::<BOUNDED, MODE>(input, output),
+        }
     }
 }
 
@@ -241,127 +271,21 @@ where
     )]
     #[inline(always)]
     fn convert(&self, input: &[F], output: &mut [MaybeUninit<W>]) -> bool {
-        match (self.wrap.is_some(), self.rounding) {
-            (false, RoundingMode::NearestEven) => self.run::<false, NEAREST_EVEN>(input, output),
-            (false, RoundingMode::NearestAway) => self.run::<false, NEAREST_AWAY>(input, output),
-            (false, RoundingMode::TowardsZero) => self.run::<false, TOWARDS_ZERO>(input, output),
-            (false, RoundingMode::TowardsPositive) => {
-                self.run::<false, TOWARDS_POSITIVE>(input, output)
-            }
-            (false, RoundingMode::TowardsNegative) => {
-                self.run::<false, TOWARDS_NEGATIVE>(input, output)
-            }
-            (true, RoundingMode::NearestEven) => self.run::<true, NEAREST_EVEN>(input, output),
-            (true, RoundingMode::NearestAway) => self.run::<true, NEAREST_AWAY>(input, output),
-            (true, RoundingMode::TowardsZero) => self.run::<true, TOWARDS_ZERO>(input, output),
-            (true, RoundingMode::TowardsPositive) => {
-                self.run::<true, TOWARDS_POSITIVE>(input, output)
-            }
-            (true, RoundingMode::TowardsNegative) => {
-                self.run::<true, TOWARDS_NEGATIVE>(input, output)
-            }
-        }
-    }
-}
-
-/// A float → 64-bit integer fast path.
-#[derive(Debug)]
-pub(crate) struct FloatToInt64<F, D> {
-    rounding: RoundingMode,
-    out_of_range: Option<OutOfRangeMode>,
-    nan: Option<D>,
-    /// The bounds as floats (the upper one the largest not above the maximum), and 2^63.
-    lo: F,
-    hi: F,
-    two_63: F,
-}
-
-impl<F: FloatInput, D: IntStorage> FloatToInt64<F, D> {
-    pub(crate) fn new(
-        to: IntFormat,
-        rounding: RoundingMode,
-        out_of_range: Option<OutOfRangeMode>,
-        nan: Option<u64>,
-    ) -> Self {
-        Self {
-            rounding,
-            out_of_range,
-            nan: nan.map(D::from_bits),
-            lo: towards_zero(integer_value(to.min())),
-            hi: towards_zero(integer_value(to.max())),
-            two_63: towards_zero(Value::from_u64(1 << 63)),
-        }
-    }
-
-    #[expect(
-        clippy::inline_always,
-        reason = "called with a constant mode, which must fold into one loop per mode"
-    )]
-    #[inline(always)]
-    fn run(&self, mode: Option<Directed>, input: &[F], output: &mut [MaybeUninit<D>]) -> bool
-    where
-        F: AsPrimitive<D> + AsPrimitive<i64>,
-        i64: AsPrimitive<D>,
-    {
-        let (lo, hi, two_63) = (self.lo, self.hi, self.two_63);
-        let nan = self.nan.unwrap_or_default();
-        let round = |w: F| match mode {
-            None => round_to_integral(w, RoundingMode::NearestEven),
-            Some(mode) => round_to_integral_directed(w, mode),
+        let undecided = match self.rounding {
+            RoundingMode::NearestEven => self.run_kind::<NEAREST_EVEN>(input, output),
+            RoundingMode::NearestAway => self.run_kind::<NEAREST_AWAY>(input, output),
+            RoundingMode::TowardsZero => self.run_kind::<TOWARDS_ZERO>(input, output),
+            RoundingMode::TowardsPositive => self.run_kind::<TOWARDS_POSITIVE>(input, output),
+            RoundingMode::TowardsNegative => self.run_kind::<TOWARDS_NEGATIVE>(input, output),
         };
-        let (mut outside, mut any_nan) = (false, false);
-        let items = input.iter().zip(output.iter_mut());
-        if self.out_of_range == Some(OutOfRangeMode::Wrap) {
-            for (&w, y) in items {
-                let r = round(w);
-                let inside = r >= lo && r <= hi;
-                let wrapped: D = AsPrimitive::<i64>::as_(r).as_();
-                let value = if inside { r.as_() } else { wrapped };
-                let is_nan = w.is_nan();
-                y.write(if is_nan { nan } else { value });
-                outside |= !inside & (r.abs() >= two_63);
-                any_nan |= is_nan;
-            }
-        } else {
-            // The saturating conversion is the clamp; without a mode, values outside the range
-            // after rounding are undecided, with `clamp` only the infinities.
-            let (below, above) = match self.out_of_range {
-                Some(_) => (F::min_value(), F::max_value()),
-                None => (lo, hi),
-            };
-            for (&w, y) in items {
-                let r = round(w);
-                let is_nan = w.is_nan();
-                y.write(if is_nan { nan } else { r.as_() });
-                outside |= r < below;
-                outside |= r > above;
-                any_nan |= is_nan;
+        if let Some(wrap) = self.wrap {
+            // SAFETY: the loop wrote every element.
+            let output = unsafe { assume_init(output) };
+            for y in output {
+                *y = wrap.apply(*y);
             }
         }
-        outside || (any_nan && self.nan.is_none())
-    }
-}
-
-// SAFETY: every output element is written, with a value.
-unsafe impl<F, D> FastPath for FloatToInt64<F, D>
-where
-    F: FloatInput + AsPrimitive<D> + AsPrimitive<i64>,
-    D: IntStorage,
-    i64: AsPrimitive<D>,
-{
-    type In = F;
-    type Out = D;
-
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn convert(&self, input: &[F], output: &mut [MaybeUninit<D>]) -> bool {
-        match self.rounding {
-            RoundingMode::NearestEven => self.run(None, input, output),
-            mode => self.run(Some(Directed::new(mode)), input, output),
-        }
+        undecided
     }
 }
 

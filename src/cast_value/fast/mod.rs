@@ -3,10 +3,12 @@
 
 mod float_to_float;
 mod float_to_int;
+mod float_to_int64;
 mod int_to_float;
 mod int_to_int;
 
 pub(crate) use float_to_float::FloatToFloat;
-pub(crate) use float_to_int::{FloatToInt, FloatToInt64};
+pub(crate) use float_to_int::FloatToInt;
+pub(crate) use float_to_int64::FloatToInt64;
 pub(crate) use int_to_float::IntToFloat;
 pub(crate) use int_to_int::IntToInt;

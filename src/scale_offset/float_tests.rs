@@ -2,6 +2,8 @@
 
 use super::*;
 use crate::fault::FaultKind;
+use crate::numeric::Value;
+use crate::scale_offset::kernel::element;
 
 fn bits(values: &[f64]) -> Vec<u64> {
     values.iter().map(|x| x.to_bits()).collect()
@@ -15,35 +17,35 @@ fn parameters(offset: f64, scale: f64) -> Parameters {
 }
 
 #[test]
-fn in_place_converts_everything_or_up_to_the_first_group_that_might_overflow() {
+fn in_place_converts_everything_or_up_to_the_first_run_that_needs_the_exact_path() {
     let t = NumericType::Float64;
     for isa in Isa::available() {
         for direction in [Direction::Encode, Direction::Decode] {
             let kernel = FloatKernel::<f64>::new(t, direction, parameters(-10.0, 0.1), isa);
-            // 40 elements (two groups and a partial one), all within the safe magnitude: all of
+            // 200 elements (three runs and a partial one), none needing the exact path: all of
             // them are converted.
-            let small: Vec<f64> = [1.5, f64::NAN, -0.0, -3e300, 1e-310]
+            let small: Vec<f64> = [1.5, f64::NAN, -0.0, -3e200, 1e-200, 7.0]
                 .into_iter()
                 .cycle()
-                .take(40)
+                .take(200)
                 .collect();
-            let mut expected = vec![0.0; 40];
+            let mut expected = vec![0.0; 200];
             Typed::convert_typed(&kernel, &small, &mut expected).unwrap();
             let mut data = small.clone();
             assert_eq!(
                 Typed::convert_in_place(&kernel, &mut data),
-                40,
+                200,
                 "{direction} {isa:?}"
             );
             assert_eq!(bits(&data), bits(&expected));
 
-            // A value that might overflow stops the conversion before its group.
-            for (position, large) in [(20, f64::MAX), (3, f64::INFINITY), (31, -f64::MAX)] {
+            // A value that might overflow stops the conversion before its run.
+            for (position, large) in [(70, f64::MAX), (3, f64::INFINITY), (199, -f64::MAX)] {
                 let mut input = small.clone();
                 input[position] = large;
                 let mut data = input.clone();
                 let done = Typed::convert_in_place(&kernel, &mut data);
-                assert_eq!(done, position / 16 * 16, "{direction} {isa:?}");
+                assert_eq!(done, position / 64 * 64, "{direction} {isa:?}");
                 assert_eq!(bits(&data[..done]), bits(&expected[..done]));
                 assert_eq!(bits(&data[done..]), bits(&input[done..]));
             }

@@ -1,0 +1,198 @@
+//! The division by the scale of a float32 or float64 decode, `x / scale` rounded to nearest,
+//! computed without the hardware division where a product is as exact and several times faster.
+//!
+//! - float32 multiplies in float64 by the float64 reciprocal `y = RN64(1 / scale)` and rounds the
+//!   product to float32. That is exact for every pair: the product is within `2^-52` (relative)
+//!   of `x / scale`, while a quotient of two 24-bit significands is at least `2^-49` away from
+//!   every midpoint between float32 values (`|A·2^s − (2M+1)·B| ≥ 1` for the integer
+//!   significands; a quotient is never a midpoint). Subnormal quotients only widen the gap.
+//! - float64 has no wider type: it takes Markstein's correction of the product with the
+//!   reciprocal, `q = x·y`, `r = fma(q, −scale, x)`, `q' = fma(r, y, q)`, and then checks `q'`
+//!   exactly. With `R = x − scale·q'` and `g` the smaller gap between `q'` and its neighbours,
+//!   `q'` is the rounded quotient if `|R| ≤ |scale|·g/2`: no quotient lies on a midpoint, and
+//!   where `|R|` is that bound, `q'` is faithful and `R`, the remainder of a faithful quotient,
+//!   has at most 53 significant bits. The check computes `R·S` by a fused multiply-add, `S` a
+//!   power of two that keeps it in the normal range (so that it is exact there whatever the
+//!   exponent of `R`), and compares it with the bound times `S`: `2^e'·|scale|·2^-53·S`, with
+//!   `2^e'` the exponent of `q'·(1 − 2^-53)` (one less at a power of two, where the gap below is
+//!   half the gap above), an exact float64 in `[2^-1022, 2^1024)`. For a subnormal or zero `q'`
+//!   the bound is 0, and `R·S` rounds to 0 only if `R` is 0. Elements that fail the check go to
+//!   the exact element function; by Markstein's theorem, none but those near the bottom of the
+//!   range do. This needs a fused multiply-add in hardware, which the portable build may lack:
+//!   there, and for a scale beyond `2^±50` or an offset of -0 (where the sign of a zero quotient
+//!   would show), the hardware division runs instead.
+//!
+//! NaN passes through every step as the hardware passes a NaN operand (no step negates one), so
+//! a NaN element decodes as it would by division.
+
+use num_traits::Zero;
+
+use crate::kernel::simd::Isa;
+use crate::numeric::{FloatFormat, HwFloat};
+
+/// `x / scale`, exactly where its flag bits have a clear sign bit, for `x` up to the decode's
+/// safe magnitude ([`safe_magnitude`](super::float::safe_magnitude); the kernels send larger
+/// elements to the exact path anyway), but for the sign of a zero quotient, which the decode's
+/// addition of an offset other than -0 does not show.
+pub(crate) trait Quotient<F: HwFloat>: Copy {
+    /// The quotient, and bits whose sign bit is set if it may be inexact.
+    fn quotient(self, x: F) -> (F, F::Bits);
+}
+
+/// The hardware division.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Hardware<F> {
+    scale: F,
+}
+
+impl<F: HwFloat> Quotient<F> for Hardware<F> {
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn quotient(self, x: F) -> (F, F::Bits) {
+        (x / self.scale, F::Bits::zero())
+    }
+}
+
+/// float32 through the float64 reciprocal.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Widened {
+    reciprocal: f64,
+}
+
+impl<F: HwFloat> Quotient<F> for Widened {
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn quotient(self, x: F) -> (F, F::Bits) {
+        (F::from_f64(x.to_f64() * self.reciprocal), F::Bits::zero())
+    }
+}
+
+/// float64 by Markstein's correction, checked. The residuals are computed scaled by a power of
+/// two `S ≥ 8` that keeps them in the normal range, where the remainder of a faithful quotient is
+/// exact whatever its exponent.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Corrected<F: HwFloat> {
+    reciprocal: F,
+    /// `S`.
+    unit: F,
+    /// `reciprocal / S`.
+    reciprocal_unit: F,
+    /// `-scale·S`.
+    negated: F,
+    /// `1 - 2^-p`.
+    below_one: F,
+    /// `|scale|·2^-p·S`, in `[1, 2)`.
+    bound: F,
+}
+
+impl<F: HwFloat> Quotient<F> for Corrected<F> {
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn quotient(self, x: F) -> (F, F::Bits) {
+        let scaled = x * self.unit;
+        let q = x * self.reciprocal;
+        let r = q.mul_add(self.negated, scaled);
+        let q = r.mul_add(self.reciprocal_unit, q);
+        // |R|·S against the bound times S: the sign of the difference.
+        let exponent = F::from_encoding((q * self.below_one).encoding() & F::EXPONENT);
+        let remainder = q.mul_add(self.negated, scaled);
+        let over = exponent * self.bound - remainder.abs();
+        (q, over.encoding())
+    }
+}
+
+/// How a kernel divides by its scale.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Division<F: HwFloat> {
+    Hardware(Hardware<F>),
+    Widened(Widened),
+    Corrected(Corrected<F>),
+}
+
+/// A loop to run with the quotient of a [`Division`].
+pub(crate) trait WithQuotient<F: HwFloat> {
+    /// What the loop gives.
+    type Output;
+    /// Runs the loop with `quotient`.
+    fn run<Q: Quotient<F>>(self, quotient: Q) -> Self::Output;
+}
+
+impl<F: HwFloat> Division<F> {
+    /// The division by `scale` of a decode that then adds `offset`, for loops on `isa`.
+    pub(crate) fn new(scale: F, offset: F, isa: Isa) -> Self {
+        let hardware = Self::Hardware(Hardware { scale });
+        let precision = F::FORMAT.mantissa_bits + 1;
+        if F::FORMAT == FloatFormat::FLOAT32 {
+            return Self::Widened(Widened {
+                reciprocal: 1.0 / scale.to_f64(),
+            });
+        }
+        let magnitude = scale.abs().to_f64();
+        let eligible = F::FORMAT == FloatFormat::FLOAT64
+            && isa.has_fma()
+            && (2f64.powi(-50)..=2f64.powi(50)).contains(&magnitude)
+            && !(offset.is_zero() && offset.is_sign_negative());
+        if !eligible {
+            return hardware;
+        }
+        let unit = F::from_f64(2f64.powi(-i32::try_from(precision).expect("small")));
+        let bound = scale.abs() * unit;
+        // S: the power of two that takes `bound` into [1, 2).
+        let s = F::one() / F::from_encoding(bound.encoding() & F::EXPONENT);
+        let reciprocal = F::one() / scale;
+        Self::Corrected(Corrected {
+            reciprocal,
+            unit: s,
+            reciprocal_unit: reciprocal / s,
+            negated: -scale * s,
+            below_one: F::one() - unit,
+            bound: bound * s,
+        })
+    }
+
+    /// The largest magnitude this division takes (where `x·S` stays finite), or `None` if it takes
+    /// every finite one.
+    pub(crate) fn limit(self) -> Option<F> {
+        match self {
+            Self::Corrected(c) => Some(F::max_value() / c.unit / (F::one() + F::one())),
+            _ => None,
+        }
+    }
+
+    /// Whether the fast quotient of `x` is known to be exact (one element, outside the loops).
+    pub(crate) fn is_exact(self, x: F) -> bool {
+        let unsure = match self {
+            Self::Hardware(q) => q.quotient(x).1,
+            Self::Widened(q) => q.quotient(x).1,
+            Self::Corrected(q) => q.quotient(x).1,
+        };
+        !F::sign_bit(unsure)
+    }
+
+    /// Runs `body` with this division's quotient.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    pub(crate) fn with<W: WithQuotient<F>>(self, body: W) -> W::Output {
+        match self {
+            Self::Hardware(q) => body.run(q),
+            Self::Widened(q) => body.run(q),
+            Self::Corrected(q) => body.run(q),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "division_tests.rs"]
+mod tests;

@@ -1,0 +1,236 @@
+//! The decode's division against the hardware division, on every instruction set: every
+//! quotient taken as exact is the correctly rounded one, for random and for hard operands
+//! (significands near 1 and 2, small integers, zeros, subnormals, NaN).
+
+use std::mem::MaybeUninit;
+
+use super::*;
+use crate::kernel::simd::Vectorized;
+use crate::reference::Seeded;
+
+/// The quotients of `input` and whether each may be inexact, computed in `isa`'s loops.
+struct Run<'a, F: HwFloat> {
+    division: Division<F>,
+    input: &'a [F],
+    output: &'a mut [MaybeUninit<(F, bool)>],
+}
+
+impl<F: HwFloat> WithQuotient<F> for Run<'_, F> {
+    type Output = ();
+
+    fn run<Q: Quotient<F>>(self, quotient: Q) {
+        for (&x, y) in self.input.iter().zip(self.output.iter_mut()) {
+            let (q, unsure) = quotient.quotient(x);
+            y.write((q, F::sign_bit(unsure)));
+        }
+    }
+}
+
+impl<F: HwFloat> Vectorized for Run<'_, F> {
+    type Output = ();
+
+    #[expect(
+        clippy::inline_always,
+        reason = "compiled into each instruction set's copy"
+    )]
+    #[inline(always)]
+    fn run(self) {
+        self.division.with(self);
+    }
+}
+
+/// Checks every quotient of `inputs` (up to the safe magnitude) by `scale` on every instruction
+/// set; returns how many were taken as exact and how many of magnitude at least 2^-900 (where the
+/// correction is exact) were left to the exact path.
+fn check<F: HwFloat>(scale: F, offset: F, inputs: &[F]) -> (usize, usize) {
+    let (mut exact, mut unsure) = (0, 0);
+    let safe = super::super::float::safe_magnitude(
+        crate::Direction::Decode,
+        offset.to_f64(),
+        scale.to_f64(),
+        F::max_value().to_f64(),
+    )
+    .expect("a safe magnitude");
+    let safe = Division::new(scale, offset, Isa::best())
+        .limit()
+        .map_or(safe, |limit| safe.min(limit.to_f64()));
+    let inputs: Vec<F> = inputs
+        .iter()
+        .copied()
+        .filter(|x| x.abs().to_f64() <= safe || x.is_nan())
+        .collect();
+    let inputs = &inputs[..];
+    for isa in Isa::available() {
+        let division = Division::new(scale, offset, isa);
+        let mut output = vec![MaybeUninit::uninit(); inputs.len()];
+        isa.run(Run {
+            division,
+            input: inputs,
+            output: &mut output,
+        });
+        for (&x, y) in inputs.iter().zip(&output) {
+            // SAFETY: the loop wrote every element.
+            let (q, flagged) = unsafe { y.assume_init() };
+            assert_eq!(flagged, !division.is_exact(x), "{x:?} / {scale:?}");
+            if flagged {
+                unsure += usize::from(x.abs().to_f64() >= 2f64.powi(-900));
+                continue;
+            }
+            exact += 1;
+            // The decode adds the offset, which makes the sign of a zero quotient irrelevant
+            // (the correction is not used with an offset of -0).
+            let (q, want) = (q + offset, x / scale + offset);
+            assert!(
+                q.encoding() == want.encoding() || (q.is_nan() && want.is_nan()),
+                "{x:?} / {scale:?} + {offset:?} gave {q:?}, not {want:?} ({isa:?}, {division:?})"
+            );
+            if want.is_nan() {
+                assert_eq!(q.encoding(), want.encoding(), "NaN payload and sign");
+            }
+        }
+    }
+    (exact, unsure)
+}
+
+/// Scales with every kind of significand: decimal fractions, all ones, just above a power of two,
+/// negative ones, and large and small magnitudes.
+fn scales() -> Vec<f64> {
+    let mut scales = vec![
+        0.1,
+        3.0,
+        1e4,
+        7.0,
+        0.3,
+        1e-3,
+        1.0 / 3.0,
+        -0.1,
+        -7.0,
+        2.0,
+        1e15,
+        1e-15,
+    ];
+    for k in 1..24 {
+        scales.push(f64::from_bits(0x3fff_ffff_ffff_ffff - k));
+        scales.push(f64::from_bits(0x3ff0_0000_0000_0000 + k));
+        scales.push(-f64::from_bits(0x3ff8_0000_0000_0000 + k));
+    }
+    scales
+}
+
+/// Random magnitudes over the float64 range, significands near 1 and 2, small integers, and the
+/// special values.
+fn inputs64(count: usize, seed: u64) -> Vec<f64> {
+    let mut inputs: Vec<f64> = Seeded(seed)
+        .take(count)
+        .enumerate()
+        .map(|(i, r)| {
+            let significand = match i % 3 {
+                0 => 0x000f_ffff_ffff_ffff - (r >> 52) % 4096,
+                1 => (r >> 52) % 4096,
+                _ => r & 0x000f_ffff_ffff_ffff,
+            };
+            let exponent = (r >> 12) % 2046 + 1;
+            f64::from_bits(significand | (exponent << 52) | (r & (1 << 63)))
+        })
+        .collect();
+    inputs.extend((0..2000).map(|i| f64::from(i) - 1000.0 + f64::from(i % 7) / 8.0));
+    inputs.extend([
+        0.0,
+        -0.0,
+        f64::MIN_POSITIVE,
+        -5e-324,
+        1e-310,
+        f64::MAX,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -f64::NAN,
+        f64::from_bits(0x7ff0_0000_0000_0001),
+        f64::from_bits(0xfff8_0000_dead_beef),
+    ]);
+    inputs
+}
+
+#[test]
+fn float64_quotients_taken_as_exact_are_the_rounded_quotients() {
+    let inputs = inputs64(1500, 11);
+    let mut exact = 0;
+    for scale in scales() {
+        for offset in [0.0, -10.0] {
+            let (taken, unsure) = check(scale, offset, &inputs);
+            // Markstein's correction is exact: only elements outside its domain (near-subnormal
+            // magnitudes) go to the exact path.
+            assert_eq!(unsure, 0, "{scale}");
+            exact += taken;
+        }
+    }
+    assert!(exact > 100 * 3000, "{exact}");
+}
+
+#[test]
+fn float32_quotients_through_float64_are_the_rounded_quotients() {
+    #[expect(clippy::cast_possible_truncation, reason = "float32 scales")]
+    for scale in scales().into_iter().map(|s| s as f32) {
+        let inputs: Vec<f32> = (0..=u32::MAX)
+            .step_by(1 << 18 | 7)
+            .map(f32::from_bits)
+            .chain([0.0, -0.0, f32::NAN, -f32::NAN])
+            .collect();
+        let (exact, unsure) = check(scale, 0.0, &inputs);
+        assert_eq!(unsure, 0);
+        assert!(exact >= inputs.len());
+    }
+}
+
+#[test]
+fn the_hardware_division_runs_where_the_correction_does_not_apply() {
+    for isa in Isa::available() {
+        for (scale, offset) in [(0.1, -0.0), (1e20, 1.0), (1e-20, 1.0)] {
+            assert!(matches!(
+                Division::new(scale, offset, isa),
+                Division::Hardware(_)
+            ));
+        }
+        let division = Division::new(0.1, 0.0, isa);
+        assert_eq!(
+            matches!(division, Division::Corrected(_)),
+            isa.has_fma(),
+            "{isa:?}"
+        );
+        assert!(matches!(
+            Division::new(0.1f32, -0.0, isa),
+            Division::Widened(_)
+        ));
+    }
+}
+
+#[test]
+#[ignore = "exhaustive: run in release mode with `cargo test --release --lib -- --ignored`"]
+fn exhaustive_float64_quotients_for_many_scales() {
+    let inputs = inputs64(400_000, 23);
+    let mut scales = scales();
+    scales.extend(
+        Seeded(29)
+            .take(200)
+            .map(|r| f64::from_bits((r & 0x800f_ffff_ffff_ffff) | (((r >> 52) % 100 + 973) << 52))),
+    );
+    let mut exact = 0;
+    for scale in scales {
+        let (taken, unsure) = check(scale, 1.0, &inputs);
+        assert_eq!(unsure, 0, "{scale}");
+        exact += taken;
+    }
+    assert!(exact > 100 * 400_000, "{exact}");
+}
+
+#[test]
+#[ignore = "exhaustive: run in release mode with `cargo test --release --lib -- --ignored`"]
+fn exhaustive_float32_quotients_for_many_scales() {
+    #[expect(clippy::cast_possible_truncation, reason = "float32 scales")]
+    for scale in scales().into_iter().map(|s| s as f32) {
+        let inputs: Vec<f32> = (0..=u32::MAX).step_by(1031).map(f32::from_bits).collect();
+        let (exact, unsure) = check(scale, 0.0, &inputs);
+        assert_eq!(unsure, 0);
+        assert!(exact > 4_000_000);
+    }
+}

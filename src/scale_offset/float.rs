@@ -1,0 +1,241 @@
+//! `scale_offset` in float32 and float64: `(x - offset) * scale` and `(x / scale) + offset` in
+//! the type's own arithmetic, one vectorised pass per block.
+//!
+//! The pass also notes whether an element lies beyond a magnitude up to which nothing can
+//! overflow (the decode of an encoded element included) and, when decoding, whether the
+//! quotient might be inexact (see [`division`](super::division)); such elements go through the
+//! exact element function.
+
+use std::mem::MaybeUninit;
+
+use num_traits::Zero;
+
+use super::arithmetic::Parameters;
+use super::division::{Division, Quotient, WithQuotient};
+use super::kernel::{parameter, settle};
+use crate::Direction;
+use crate::fault::ElementFault;
+use crate::kernel::simd::{Isa, Vectorized};
+use crate::kernel::{Typed, assume_init};
+use crate::numeric::{HwFloat, NumericType};
+
+/// `scale_offset` in float32 or float64 arithmetic.
+#[derive(Debug)]
+pub(crate) struct FloatKernel<F: HwFloat> {
+    t: NumericType,
+    direction: Direction,
+    parameters: Parameters,
+    offset: F,
+    scale: F,
+    /// A magnitude up to which no operation on an element can overflow, and for encoding not
+    /// the decode of its result either (`-1`, which every magnitude exceeds, if there is none).
+    safe: F,
+    division: Division<F>,
+    isa: Isa,
+}
+
+/// A magnitude up to which `x` cannot make an operation overflow (`max` being the largest finite
+/// value): for encoding, `|x - offset| ≤ A` with `A = min(max, max / |scale|) / 2` keeps the
+/// product below `max / 2` and the decode of the result (`≈ x - offset`, then `+ offset`) below
+/// `max`; for decoding, `|x / scale| + |offset| ≤ max / 2`. Both are halved again to leave
+/// ample room for rounding. `None` when the offset alone is too large.
+pub(crate) fn safe_magnitude(
+    direction: Direction,
+    offset: f64,
+    scale: f64,
+    max: f64,
+) -> Option<f64> {
+    let (offset, scale) = (offset.abs(), scale.abs());
+    let bound = match direction {
+        Direction::Encode => ((max / 2.0).min(max / 2.0 / scale) - 2.0 * offset) / 2.0,
+        Direction::Decode => ((max / 2.0 - offset) * scale / 2.0).min(max),
+    };
+    (bound > 0.0).then_some(bound)
+}
+
+/// Elements converted at a time in place (see [`FloatKernel::compute_in_place`]).
+const IN_PLACE_RUN: usize = 64;
+
+impl<F: HwFloat> FloatKernel<F> {
+    pub(crate) fn new(
+        t: NumericType,
+        direction: Direction,
+        parameters: Parameters,
+        isa: Isa,
+    ) -> Self {
+        let offset = parameter::<F>(t, parameters.offset, F::zero());
+        let scale = parameter::<F>(t, parameters.scale, F::one());
+        let max = F::max_value().to_f64();
+        let division = Division::new(scale, offset, isa);
+        let safe = safe_magnitude(direction, offset.to_f64(), scale.to_f64(), max)
+            .map_or(-F::one(), F::from_f64);
+        let safe = match (direction, division.limit()) {
+            (Direction::Decode, Some(limit)) => safe.min(limit),
+            _ => safe,
+        };
+        Self {
+            t,
+            direction,
+            parameters,
+            offset,
+            scale,
+            safe,
+            division,
+            isa,
+        }
+    }
+
+    /// The arithmetic of a block; returns whether an element needs the exact path.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn compute(&self, input: &[F], output: &mut [MaybeUninit<F>]) -> bool {
+        let (offset, scale, safe) = (self.offset, self.scale, self.safe);
+        match self.direction {
+            Direction::Encode => {
+                // The sign bits of `safe - |x|`, gathered: set if some `|x| > safe`. NaN is not
+                // beyond: its magnitude is a positive NaN, and so is the difference (where the
+                // hardware gave it another sign, the block would only take the exact path).
+                let mut signs = F::Bits::zero();
+                for (&x, y) in input.iter().zip(output.iter_mut()) {
+                    y.write((x - offset) * scale);
+                    signs |= (safe - x.abs()).encoding();
+                }
+                F::sign_bit(signs)
+            }
+            Direction::Decode => self.division.with(Decode {
+                offset,
+                safe,
+                input,
+                output,
+            }),
+        }
+    }
+
+    /// The arithmetic of the leading elements of `data` where they are, run by run up to the
+    /// first run holding an element for the exact path; returns how many elements it converted.
+    ///
+    /// An encode checks a run (the sign bits of `safe - |x|`) while it is in the L1 cache and
+    /// then converts it where it is; a decode, whose check needs the quotients, computes a run
+    /// into a block on the stack and copies it over its input.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn compute_in_place(&self, data: &mut [F]) -> usize {
+        let (offset, scale, safe) = (self.offset, self.scale, self.safe);
+        let mut staged = [MaybeUninit::<F>::uninit(); IN_PLACE_RUN];
+        let mut done = 0;
+        for run in data.chunks_mut(IN_PLACE_RUN) {
+            if self.direction == Direction::Encode {
+                let mut signs = F::Bits::zero();
+                for &x in &*run {
+                    signs |= (safe - x.abs()).encoding();
+                }
+                if F::sign_bit(signs) {
+                    break;
+                }
+                for x in run.iter_mut() {
+                    *x = (*x - offset) * scale;
+                }
+            } else {
+                let output = &mut staged[..run.len()];
+                if self.compute(run, output) {
+                    break;
+                }
+                // SAFETY: `compute` wrote every element of `output`.
+                run.copy_from_slice(unsafe { assume_init(output) });
+            }
+            done += run.len();
+        }
+        done
+    }
+
+    /// Whether the element needs the exact path.
+    fn needs_exact(&self, x: F) -> bool {
+        x.abs() > self.safe || (self.direction == Direction::Decode && !self.division.is_exact(x))
+    }
+}
+
+/// The decode of a block with one way of dividing.
+struct Decode<'a, F> {
+    offset: F,
+    safe: F,
+    input: &'a [F],
+    output: &'a mut [MaybeUninit<F>],
+}
+
+impl<F: HwFloat> WithQuotient<F> for Decode<'_, F> {
+    type Output = bool;
+
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn run<Q: Quotient<F>>(self, quotient: Q) -> bool {
+        let mut signs = F::Bits::zero();
+        for (&x, y) in self.input.iter().zip(self.output.iter_mut()) {
+            let (q, unsure) = quotient.quotient(x);
+            y.write(q + self.offset);
+            signs |= unsure | (self.safe - x.abs()).encoding();
+        }
+        F::sign_bit(signs)
+    }
+}
+
+/// The loops of a kernel, run for one instruction set.
+enum Loop<'a, F: HwFloat> {
+    Compute(&'a FloatKernel<F>, &'a [F], &'a mut [MaybeUninit<F>]),
+    InPlace(&'a FloatKernel<F>, &'a mut [F]),
+}
+
+impl<F: HwFloat> Vectorized for Loop<'_, F> {
+    type Output = usize;
+
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn run(self) -> usize {
+        match self {
+            Self::Compute(kernel, input, output) => usize::from(kernel.compute(input, output)),
+            Self::InPlace(kernel, data) => kernel.compute_in_place(data),
+        }
+    }
+}
+
+// SAFETY: the arithmetic writes every output element, with a value.
+unsafe impl<F: HwFloat> Typed for FloatKernel<F> {
+    type In = F;
+    type Out = F;
+
+    fn convert(&self, input: &[F], output: &mut [MaybeUninit<F>]) -> Result<(), ElementFault> {
+        let exact = self.isa.run(Loop::Compute(self, input, &mut *output)) != 0;
+        // SAFETY: the arithmetic wrote every element.
+        let output = unsafe { assume_init(output) };
+        if exact {
+            settle(
+                self.t,
+                self.direction,
+                self.parameters,
+                input,
+                output,
+                |x| self.needs_exact(x),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn convert_in_place(&self, data: &mut [F]) -> usize {
+        self.isa.run(Loop::InPlace(self, data))
+    }
+}
+
+#[cfg(test)]
+#[path = "float_tests.rs"]
+mod tests;
