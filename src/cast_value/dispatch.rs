@@ -21,61 +21,31 @@ use crate::kernel::simd::Isa;
 use crate::kernel::{Chain, Kernel, Typed};
 use crate::numeric::{FloatInput, IntFormat, IntStorage, Kind, NumericType, decode};
 
+/// Runs `$body` with `$S` the Rust type that stores `$t`, among the listed types.
+macro_rules! with_storage {
+    ($t:expr, $S:ident => $body:expr, $($variant:ident: $ty:ty),+) => {
+        match $t {
+            $(NumericType::$variant => {
+                type $S = $ty;
+                $body
+            })+
+            other => unreachable!("{other} has no storage of its own here"),
+        }
+    };
+}
+
 /// Runs `$body` with `$S` the storage of the integer type `$t`.
 macro_rules! with_int_storage {
     ($t:expr, $S:ident => $body:expr) => {
-        match $t {
-            NumericType::Int8 => {
-                type $S = i8;
-                $body
-            }
-            NumericType::Int16 => {
-                type $S = i16;
-                $body
-            }
-            NumericType::Int32 => {
-                type $S = i32;
-                $body
-            }
-            NumericType::Int64 => {
-                type $S = i64;
-                $body
-            }
-            NumericType::UInt8 => {
-                type $S = u8;
-                $body
-            }
-            NumericType::UInt16 => {
-                type $S = u16;
-                $body
-            }
-            NumericType::UInt32 => {
-                type $S = u32;
-                $body
-            }
-            NumericType::UInt64 => {
-                type $S = u64;
-                $body
-            }
-            other => unreachable!("{other} has no integer storage of its own"),
-        }
+        with_storage!($t, $S => $body, Int8: i8, Int16: i16, Int32: i32, Int64: i64,
+            UInt8: u8, UInt16: u16, UInt32: u32, UInt64: u64)
     };
 }
 
 /// Runs `$body` with `$F` the hardware float `$t` (float32 or float64).
 macro_rules! with_float_storage {
     ($t:expr, $F:ident => $body:expr) => {
-        match $t {
-            NumericType::Float32 => {
-                type $F = f32;
-                $body
-            }
-            NumericType::Float64 => {
-                type $F = f64;
-                $body
-            }
-            other => unreachable!("{other} is not a hardware float"),
-        }
+        with_storage!($t, $F => $body, Float32: f32, Float64: f64)
     };
 }
 

@@ -18,7 +18,7 @@ use std::mem::MaybeUninit;
 use super::element::CheckedCast;
 use super::scalar_map::ScalarMap;
 use crate::fault::ElementFault;
-use crate::kernel::simd::{Isa, Vectorized};
+use crate::kernel::simd::{BlockLoop, Isa};
 use crate::kernel::{Typed, assume_init};
 use crate::numeric::{MapInput, NumericType, Storage, decode};
 
@@ -102,11 +102,7 @@ unsafe impl<P: FastPath> Typed for CastKernel<P> {
         input: &[Self::In],
         output: &mut [MaybeUninit<Self::Out>],
     ) -> Result<(), ElementFault> {
-        let undecided = self.isa.run(FastPass {
-            kernel: self,
-            input,
-            output: &mut *output,
-        });
+        let undecided = self.isa.run_block(self, input, &mut *output);
         // SAFETY: the fast pass wrote every element.
         let output = unsafe { assume_init(output) };
         if undecided {
@@ -117,13 +113,11 @@ unsafe impl<P: FastPath> Typed for CastKernel<P> {
 }
 
 /// Passes 1 and 2 of a block.
-struct FastPass<'a, P: FastPath> {
-    kernel: &'a CastKernel<P>,
-    input: &'a [P::In],
-    output: &'a mut [MaybeUninit<P::Out>],
-}
-
-impl<P: FastPath> Vectorized for FastPass<'_, P> {
+// SAFETY: the fast path writes every output element (`FastPath`'s contract); the map overwrites
+// some with values.
+unsafe impl<P: FastPath> BlockLoop for CastKernel<P> {
+    type In = P::In;
+    type Out = P::Out;
     type Output = bool;
 
     #[expect(
@@ -131,11 +125,11 @@ impl<P: FastPath> Vectorized for FastPass<'_, P> {
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn run(self) -> bool {
-        let undecided = self.kernel.fast.convert(self.input, &mut *self.output);
+    fn block(&self, input: &[P::In], output: &mut [MaybeUninit<P::Out>]) -> bool {
+        let undecided = self.fast.convert(input, &mut *output);
         // SAFETY: the fast path wrote every element (its trait's contract).
-        let output = unsafe { assume_init(self.output) };
-        let poisoned = self.kernel.map.overwrite(self.input, output);
+        let output = unsafe { assume_init(output) };
+        let poisoned = self.map.overwrite(input, output);
         undecided | poisoned
     }
 }

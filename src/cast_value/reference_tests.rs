@@ -120,27 +120,39 @@ fn check(case: &Case<'_>, inputs: &[u64]) -> usize {
     inputs.len()
 }
 
-/// Checks every configuration from `from` to every type, both guarded and not.
-fn check_all_targets(from: NumericType, inputs: &[u64]) -> usize {
+/// Checks every rounding and out-of-range mode from `from` to `to` with `encode_map`, both
+/// guarded and not.
+fn check_every_mode(
+    from: NumericType,
+    to: NumericType,
+    encode_map: &[MapEntry],
+    inputs: &[u64],
+) -> usize {
     let mut checked = 0;
-    for &to in NumericType::ALL {
-        for rounding in ROUNDINGS {
-            for out_of_range in out_of_range_modes(to) {
-                for guarded in [true, false] {
-                    let case = Case {
-                        from,
-                        to,
-                        rounding,
-                        out_of_range,
-                        encode_map: &[],
-                        guarded,
-                    };
-                    checked += check(&case, inputs);
-                }
+    for rounding in ROUNDINGS {
+        for out_of_range in out_of_range_modes(to) {
+            for guarded in [true, false] {
+                let case = Case {
+                    from,
+                    to,
+                    rounding,
+                    out_of_range,
+                    encode_map,
+                    guarded,
+                };
+                checked += check(&case, inputs);
             }
         }
     }
     checked
+}
+
+/// Checks every configuration from `from` to every type, both guarded and not.
+fn check_all_targets(from: NumericType, inputs: &[u64]) -> usize {
+    NumericType::ALL
+        .iter()
+        .map(|&to| check_every_mode(from, to, &[], inputs))
+        .sum()
 }
 
 #[test]
@@ -339,20 +351,6 @@ fn scalar_map_entries_win_over_every_other_rule() {
         let mut inputs = wide_inputs(from, 1, 2000);
         inputs.truncate(1500);
         inputs.extend(map.iter().map(|entry| entry.key_bits));
-        for rounding in ROUNDINGS {
-            for out_of_range in out_of_range_modes(to) {
-                for guarded in [true, false] {
-                    let case = Case {
-                        from,
-                        to,
-                        rounding,
-                        out_of_range,
-                        encode_map: &map,
-                        guarded,
-                    };
-                    check(&case, &inputs);
-                }
-            }
-        }
+        check_every_mode(from, to, &map, &inputs);
     }
 }

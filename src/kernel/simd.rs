@@ -10,6 +10,7 @@
 //! [`Isa::has_fma`] says they run in hardware). The tests run every kernel on every path the CPU
 //! offers.
 
+use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 /// An instruction set the kernel loops can run on.
@@ -63,6 +64,20 @@ impl Isa {
         }
     }
 
+    /// Runs `kernel`'s loop over one block, compiled for this instruction set.
+    pub(crate) fn run_block<K: BlockLoop>(
+        self,
+        kernel: &K,
+        input: &[K::In],
+        output: &mut [MaybeUninit<K::Out>],
+    ) -> K::Output {
+        self.run(Block {
+            kernel,
+            input,
+            output,
+        })
+    }
+
     /// Runs `loops` compiled for this instruction set.
     pub(crate) fn run<V: Vectorized>(self, loops: V) -> V::Output {
         match self.0 {
@@ -75,6 +90,44 @@ impl Isa {
             // AVX-512 subsets.
             Set::Avx512 => unsafe { avx512(loops) },
         }
+    }
+}
+
+/// A kernel whose loop over a block runs compiled for each instruction set (through
+/// [`Isa::run_block`]).
+///
+/// # Safety
+/// [`Self::block`] writes every output element, with a value, so that callers may take the
+/// output as initialised once it returns.
+pub(crate) unsafe trait BlockLoop: Sync {
+    /// The input elements.
+    type In;
+    /// The output elements.
+    type Out;
+    /// What the loop gives.
+    type Output;
+    /// The loop over one block, writing every output element. Implementations are
+    /// `#[inline(always)]`, as is every function they call on the hot path.
+    fn block(&self, input: &[Self::In], output: &mut [MaybeUninit<Self::Out>]) -> Self::Output;
+}
+
+/// One block of a [`BlockLoop`], to run on an instruction set.
+struct Block<'a, K: BlockLoop> {
+    kernel: &'a K,
+    input: &'a [K::In],
+    output: &'a mut [MaybeUninit<K::Out>],
+}
+
+impl<K: BlockLoop> Vectorized for Block<'_, K> {
+    type Output = K::Output;
+
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn run(self) -> K::Output {
+        self.kernel.block(self.input, self.output)
     }
 }
 

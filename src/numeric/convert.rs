@@ -29,7 +29,7 @@ pub(crate) fn decode(kind: Kind, bits: u64) -> Value {
                 Value::from_u64((bits << unused) >> unused)
             }
         }
-        Kind::Float(format) => format.decode(bits).into(),
+        Kind::Float(format) => format.decode(bits),
     }
 }
 

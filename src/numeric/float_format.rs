@@ -7,6 +7,8 @@
 //! - `fnuz` formats (finite, no negative zero) use the bit pattern of -0 as their only NaN;
 //! - `float8_e8m0fnu` is an unsigned power of two (no mantissa, no zero) with NaN at `0xff`.
 
+use super::Value;
+
 /// How a format uses its special encodings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Specials {
@@ -171,7 +173,7 @@ impl FloatFormat {
         clippy::cast_possible_wrap,
         reason = "exponent fields have at most 11 bits"
     )]
-    pub(crate) const fn decode(self, bits: u64) -> Decoded {
+    pub(crate) const fn decode(self, bits: u64) -> Value {
         let bits = bits & ((1u64 << (self.total_bits() - 1)) << 1).wrapping_sub(1);
         let negative = bits & self.sign_mask() != 0;
         let biased = (bits >> self.mantissa_bits) & self.exponent_all_ones();
@@ -179,17 +181,17 @@ impl FloatFormat {
         match self.specials {
             Specials::Ieee if biased == self.exponent_all_ones() => {
                 return if mantissa == 0 {
-                    Decoded::Infinity { negative }
+                    Value::Infinity { negative }
                 } else {
-                    Decoded::Nan
+                    Value::Nan
                 };
             }
-            Specials::FiniteUnsignedZero if bits == self.sign_mask() => return Decoded::Nan,
-            Specials::ExponentOnly if biased == self.exponent_all_ones() => return Decoded::Nan,
+            Specials::FiniteUnsignedZero if bits == self.sign_mask() => return Value::Nan,
+            Specials::ExponentOnly if biased == self.exponent_all_ones() => return Value::Nan,
             _ => {}
         }
         if matches!(self.specials, Specials::ExponentOnly) {
-            return Decoded::Finite {
+            return Value::Finite {
                 negative: false,
                 significand: 1,
                 exponent: biased as i32 - self.bias,
@@ -197,13 +199,13 @@ impl FloatFormat {
         }
         let mantissa_bits = self.mantissa_bits as i32;
         if biased == 0 {
-            Decoded::Finite {
+            Value::Finite {
                 negative,
                 significand: mantissa,
                 exponent: self.min_normal_exponent() - mantissa_bits,
             }
         } else {
-            Decoded::Finite {
+            Value::Finite {
                 negative,
                 significand: mantissa | (1 << self.mantissa_bits),
                 exponent: biased as i32 - self.bias - mantissa_bits,
@@ -238,27 +240,6 @@ impl FloatFormat {
             sign | (biased << self.mantissa_bits) | (significand & self.mantissa_mask())
         }
     }
-}
-
-/// An encoding split into its meaning.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Decoded {
-    /// Not a number.
-    Nan,
-    /// ±Infinity.
-    Infinity {
-        /// Whether the sign is negative.
-        negative: bool,
-    },
-    /// `(-1)^negative × significand × 2^exponent`.
-    Finite {
-        /// Whether the sign is negative (zero keeps its sign).
-        negative: bool,
-        /// The significand, with the implicit bit for normal numbers.
-        significand: u64,
-        /// The exponent of the least significant bit of `significand`.
-        exponent: i32,
-    },
 }
 
 #[cfg(test)]
@@ -302,7 +283,7 @@ mod tests {
         // float4_e2m1fn 1.0 is 0b0010, float8_e4m3 1.0 is 0x38.
         assert_eq!(
             FloatFormat::FLOAT4_E2M1FN.decode(0x02),
-            Decoded::Finite {
+            Value::Finite {
                 negative: false,
                 significand: 2,
                 exponent: -1
@@ -311,7 +292,7 @@ mod tests {
         assert_eq!(FloatFormat::FLOAT8_E4M3.encode_finite(false, 8, -3), 0x38);
         assert_eq!(
             FloatFormat::FLOAT8_E8M0FNU.decode(127),
-            Decoded::Finite {
+            Value::Finite {
                 negative: false,
                 significand: 1,
                 exponent: 0

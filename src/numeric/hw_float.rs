@@ -65,99 +65,69 @@ pub(crate) trait HwFloat:
     fn next_down(self) -> Self;
 }
 
-impl HwFloat for f32 {
-    type Bits = u32;
-    const EXPONENT: u32 = 0x7f80_0000;
+/// The implementation for one float: its bits type, format and constants.
+macro_rules! hw_float {
+    ($t:ty, $bits:ty, $format:ident, $exponent:expr, $integral:expr, $magic:expr) => {
+        impl HwFloat for $t {
+            type Bits = $bits;
+            const EXPONENT: $bits = $exponent;
+            const FORMAT: FloatFormat = FloatFormat::$format;
+            const INTEGRAL: Self = $integral;
+            const HALF: Self = 0.5;
+            const MAGIC: Self = $magic;
 
-    const FORMAT: FloatFormat = FloatFormat::FLOAT32;
-    const INTEGRAL: Self = 8_388_608.0;
-    const HALF: Self = 0.5;
-    const MAGIC: Self = 12_582_912.0;
+            #[inline]
+            fn to_f64(self) -> f64 {
+                f64::from(self)
+            }
 
-    #[inline]
-    fn to_f64(self) -> f64 {
-        f64::from(self)
-    }
+            #[inline]
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::unnecessary_cast,
+                reason = "callers pass values the type holds; a no-op for f64"
+            )]
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
 
-    #[inline]
-    #[expect(
-        clippy::cast_possible_truncation,
-        reason = "callers pass values float32 holds"
-    )]
-    fn from_f64(x: f64) -> Self {
-        x as f32
-    }
+            #[inline]
+            fn next_up(self) -> Self {
+                <$t>::next_up(self)
+            }
 
-    #[inline]
-    fn next_up(self) -> Self {
-        f32::next_up(self)
-    }
+            #[inline]
+            fn next_down(self) -> Self {
+                <$t>::next_down(self)
+            }
 
-    #[inline]
-    fn next_down(self) -> Self {
-        f32::next_down(self)
-    }
+            #[inline]
+            fn encoding(self) -> $bits {
+                self.to_bits()
+            }
 
-    #[inline]
-    fn encoding(self) -> u32 {
-        self.to_bits()
-    }
+            #[inline]
+            fn from_encoding(bits: $bits) -> Self {
+                <$t>::from_bits(bits)
+            }
 
-    #[inline]
-    fn from_encoding(bits: u32) -> Self {
-        f32::from_bits(bits)
-    }
-
-    #[inline]
-    fn sign_bit(bits: u32) -> bool {
-        bits >> (u32::BITS - 1) != 0
-    }
+            #[inline]
+            fn sign_bit(bits: $bits) -> bool {
+                bits >> (<$bits>::BITS - 1) != 0
+            }
+        }
+    };
 }
 
-impl HwFloat for f64 {
-    type Bits = u64;
-    const EXPONENT: u64 = 0x7ff0_0000_0000_0000;
-
-    const FORMAT: FloatFormat = FloatFormat::FLOAT64;
-    const INTEGRAL: Self = 4_503_599_627_370_496.0;
-    const HALF: Self = 0.5;
-    const MAGIC: Self = 6_755_399_441_055_744.0;
-
-    #[inline]
-    fn to_f64(self) -> f64 {
-        self
-    }
-
-    #[inline]
-    fn from_f64(x: f64) -> Self {
-        x
-    }
-
-    #[inline]
-    fn next_up(self) -> Self {
-        f64::next_up(self)
-    }
-
-    #[inline]
-    fn next_down(self) -> Self {
-        f64::next_down(self)
-    }
-
-    #[inline]
-    fn encoding(self) -> u64 {
-        self.to_bits()
-    }
-
-    #[inline]
-    fn from_encoding(bits: u64) -> Self {
-        f64::from_bits(bits)
-    }
-
-    #[inline]
-    fn sign_bit(bits: u64) -> bool {
-        bits >> (u64::BITS - 1) != 0
-    }
-}
+hw_float!(f32, u32, FLOAT32, 0x7f80_0000, 8_388_608.0, 12_582_912.0);
+hw_float!(
+    f64,
+    u64,
+    FLOAT64,
+    0x7ff0_0000_0000_0000,
+    4_503_599_627_370_496.0,
+    6_755_399_441_055_744.0
+);
 
 /// `|x|` rounded to an integer, ties to even (NaN and infinities unchanged).
 #[inline]
@@ -176,46 +146,10 @@ fn magnitude_ties_even<F: HwFloat>(a: F) -> F {
 )]
 #[inline(always)]
 pub(crate) fn round_to_integral<F: HwFloat>(x: F, mode: RoundingMode) -> F {
-    let a = x.abs();
-    let nearest = magnitude_ties_even(a);
-    let down = if nearest > a {
-        nearest - F::one()
-    } else {
-        nearest
-    };
-    let up = if nearest < a {
-        nearest + F::one()
-    } else {
-        nearest
-    };
-    let negative = x.is_sign_negative();
-    let magnitude = match mode {
-        RoundingMode::NearestEven => nearest,
-        RoundingMode::TowardsZero => down,
-        RoundingMode::TowardsPositive => {
-            if negative {
-                down
-            } else {
-                up
-            }
-        }
-        RoundingMode::TowardsNegative => {
-            if negative {
-                up
-            } else {
-                down
-            }
-        }
-        // a - down is exact: either down = 0, or down ≤ a < down + 1 with down ≥ 1.
-        RoundingMode::NearestAway => {
-            if a - down >= F::HALF {
-                down + F::one()
-            } else {
-                down
-            }
-        }
-    };
-    magnitude.copysign(x)
+    match mode {
+        RoundingMode::NearestEven => magnitude_ties_even(x.abs()).copysign(x),
+        mode => round_to_integral_directed(x, Directed::new(mode)),
+    }
 }
 
 /// `x` rounded to an integer under a directed mode given as flags (see [`Directed`]), exactly;
@@ -251,13 +185,7 @@ pub(crate) fn round_to_integral_directed<F: HwFloat>(x: F, mode: Directed) -> F 
 mod tests {
     use super::*;
 
-    const MODES: [RoundingMode; 5] = [
-        RoundingMode::NearestEven,
-        RoundingMode::NearestAway,
-        RoundingMode::TowardsZero,
-        RoundingMode::TowardsPositive,
-        RoundingMode::TowardsNegative,
-    ];
+    use crate::cast_value::reference_tests::ROUNDINGS as MODES;
 
     fn reference(x: f64, mode: RoundingMode) -> f64 {
         match mode {

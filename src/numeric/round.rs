@@ -197,13 +197,7 @@ pub(crate) fn round_to_float(
 mod tests {
     use super::*;
 
-    const MODES: [RoundingMode; 5] = [
-        RoundingMode::NearestEven,
-        RoundingMode::NearestAway,
-        RoundingMode::TowardsZero,
-        RoundingMode::TowardsPositive,
-        RoundingMode::TowardsNegative,
-    ];
+    use crate::cast_value::reference_tests::ROUNDINGS as MODES;
 
     fn to_int(mode: RoundingMode, x: f64) -> i128 {
         let super::super::value::Value::Finite {

@@ -61,9 +61,7 @@ impl Value {
 
     /// The exact value of a float64.
     pub(crate) fn from_f64(x: f64) -> Self {
-        super::float_format::FloatFormat::FLOAT64
-            .decode(x.to_bits())
-            .into()
+        super::float_format::FloatFormat::FLOAT64.decode(x.to_bits())
     }
 
     /// Whether this is NaN.
@@ -154,25 +152,6 @@ impl PartialEq for Value {
                 },
             ) => a == b && sa == sb && ea == eb,
             _ => false,
-        }
-    }
-}
-
-impl From<super::float_format::Decoded> for Value {
-    fn from(decoded: super::float_format::Decoded) -> Self {
-        use super::float_format::Decoded;
-        match decoded {
-            Decoded::Nan => Self::Nan,
-            Decoded::Infinity { negative } => Self::Infinity { negative },
-            Decoded::Finite {
-                negative,
-                significand,
-                exponent,
-            } => Self::Finite {
-                negative,
-                significand,
-                exponent,
-            },
         }
     }
 }

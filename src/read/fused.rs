@@ -16,7 +16,7 @@ use num_traits::{AsPrimitive, Zero};
 use crate::Direction;
 use crate::cast_value::element::ElementCast;
 use crate::fault::ElementFault;
-use crate::kernel::simd::{Isa, Vectorized};
+use crate::kernel::simd::{BlockLoop, Isa};
 use crate::kernel::{Kernel, Typed, uninit_bytes};
 use crate::numeric::{HwFloat, IntStorage, NumericType, RoundingMode, Value, encode};
 use crate::scale_offset::arithmetic::Parameters;
@@ -83,17 +83,15 @@ where
     }
 }
 
-struct Loop<'a, S, F: HwFloat> {
-    kernel: &'a FusedDecode<S, F>,
-    input: &'a [S],
-    output: &'a mut [MaybeUninit<F>],
-}
-
-impl<S, F> Vectorized for Loop<'_, S, F>
+/// The block loop: one loop with the `scalar_map` entry and one without.
+// SAFETY: both loops write every output element, with a value.
+unsafe impl<S, F> BlockLoop for FusedDecode<S, F>
 where
     S: IntStorage + AsPrimitive<F>,
     F: HwFloat,
 {
+    type In = S;
+    type Out = F;
     type Output = bool;
 
     #[expect(
@@ -101,22 +99,20 @@ where
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn run(self) -> bool {
-        let kernel = self.kernel;
+    fn block(&self, input: &[S], output: &mut [MaybeUninit<F>]) -> bool {
         let decode = Decode {
-            entry: kernel.entry,
-            offset: kernel.offset,
-            safe: kernel.safe,
-            input: self.input,
-            output: self.output,
+            entry: self.entry,
+            offset: self.offset,
+            safe: self.safe,
+            input,
+            output,
         };
-        // A loop of its own with and without the entry.
-        match kernel.entry {
-            Some(entry) => kernel.division.with(Decode {
+        match self.entry {
+            Some(entry) => self.division.with(Decode {
                 entry: Some(entry),
                 ..decode
             }),
-            None => kernel.division.with(Decode {
+            None => self.division.with(Decode {
                 entry: None,
                 ..decode
             }),
@@ -135,11 +131,7 @@ where
     type Out = F;
 
     fn convert(&self, input: &[S], output: &mut [MaybeUninit<F>]) -> Result<(), ElementFault> {
-        let beyond = self.isa.run(Loop {
-            kernel: self,
-            input,
-            output: &mut *output,
-        });
+        let beyond = self.isa.run_block(self, input, &mut *output);
         if beyond {
             self.fallback
                 .convert(bytemuck::cast_slice(input), uninit_bytes(output))?;

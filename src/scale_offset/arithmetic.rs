@@ -38,34 +38,8 @@ pub(crate) fn encode_element(
     parameters: Parameters,
     x: Value,
 ) -> Result<Value, FaultKind> {
-    match kind {
-        Kind::Int(format) => {
-            let x = integer(x);
-            let a = parameters
-                .offset
-                .map_or(Some(x), |o| x.checked_sub(integer(o)));
-            let b = a.and_then(|a| in_range(format, a)).and_then(|a| {
-                parameters
-                    .scale
-                    .map_or(Some(a), |s| a.checked_mul(integer(s)))
-            });
-            b.and_then(|b| in_range(format, b))
-                .map(integer_value)
-                .ok_or(FaultKind::OutOfRange)
-        }
-        Kind::Float(format) => {
-            let x = float(x);
-            let a = match parameters.offset {
-                Some(o) => float_op(format, x, float(o), |a, b| a - b)?,
-                None => x,
-            };
-            let b = match parameters.scale {
-                Some(s) => float_op(format, a, float(s), |a, b| a * b)?,
-                None => a,
-            };
-            Ok(Value::from_f64(b))
-        }
-    }
+    let a = step(kind, x, Op::Subtract, parameters.offset)?;
+    step(kind, a, Op::Multiply, parameters.scale)
 }
 
 /// `(x / scale) + offset`.
@@ -74,44 +48,57 @@ pub(crate) fn decode_element(
     parameters: Parameters,
     x: Value,
 ) -> Result<Value, FaultKind> {
+    let a = step(kind, x, Op::Divide, parameters.scale)?;
+    match (kind, parameters.offset) {
+        // `+ 0` where the type has a zero: a missing offset is the additive identity, and with a
+        // scale present the sum is computed (-0 + 0 is +0).
+        (Kind::Float(format), None)
+            if parameters.scale.is_some() && format.zero_bits(false).is_some() =>
+        {
+            step(kind, a, Op::Add, Some(Value::from_f64(0.0)))
+        }
+        (_, offset) => step(kind, a, Op::Add, offset),
+    }
+}
+
+/// The four operations of the codec.
+#[derive(Clone, Copy)]
+enum Op {
+    Subtract,
+    Multiply,
+    Divide,
+    Add,
+}
+
+/// `x op parameter` in the arithmetic of `kind` (`x` itself for a missing parameter): integers
+/// exactly, within the type's range and, for a division, without remainder.
+fn step(kind: Kind, x: Value, op: Op, parameter: Option<Value>) -> Result<Value, FaultKind> {
+    let Some(p) = parameter else {
+        return Ok(x);
+    };
     match kind {
         Kind::Int(format) => {
-            let x = integer(x);
-            let a = match parameters.scale {
-                Some(s) => {
-                    let s = integer(s);
-                    if x % s != 0 {
-                        return Err(FaultKind::NotExact);
-                    }
-                    x / s
-                }
-                None => x,
+            let (x, p) = (integer(x), integer(p));
+            let result = match op {
+                Op::Subtract => x.checked_sub(p),
+                Op::Multiply => x.checked_mul(p),
+                Op::Divide if x % p != 0 => return Err(FaultKind::NotExact),
+                Op::Divide => Some(x / p),
+                Op::Add => x.checked_add(p),
             };
-            let b = in_range(format, a).and_then(|a| {
-                parameters
-                    .offset
-                    .map_or(Some(a), |o| a.checked_add(integer(o)))
-            });
-            b.and_then(|b| in_range(format, b))
+            result
+                .and_then(|r| in_range(format, r))
                 .map(integer_value)
                 .ok_or(FaultKind::OutOfRange)
         }
         Kind::Float(format) => {
-            let x = float(x);
-            let a = match parameters.scale {
-                Some(s) => float_op(format, x, float(s), |a, b| a / b)?,
-                None => x,
+            let f = match op {
+                Op::Subtract => |a: f64, b: f64| a - b,
+                Op::Multiply => |a: f64, b: f64| a * b,
+                Op::Divide => |a: f64, b: f64| a / b,
+                Op::Add => |a: f64, b: f64| a + b,
             };
-            let b = match parameters.offset {
-                Some(o) => float_op(format, a, float(o), |a, b| a + b)?,
-                // `+ 0` where the type has a zero: a missing offset is the additive identity, and
-                // with a scale present the sum is computed (-0 + 0 is +0).
-                None if parameters.scale.is_some() && format.zero_bits(false).is_some() => {
-                    float_op(format, a, 0.0, |a, b| a + b)?
-                }
-                None => a,
-            };
-            Ok(Value::from_f64(b))
+            float_op(format, float(x), float(p), f).map(Value::from_f64)
         }
     }
 }

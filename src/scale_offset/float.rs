@@ -12,10 +12,10 @@ use num_traits::Zero;
 
 use super::arithmetic::Parameters;
 use super::division::{Division, Quotient, WithQuotient};
-use super::kernel::{parameter, settle};
+use super::kernel::{convert_block, parameter};
 use crate::Direction;
 use crate::fault::ElementFault;
-use crate::kernel::simd::{Isa, Vectorized};
+use crate::kernel::simd::{BlockLoop, Isa, Vectorized};
 use crate::kernel::{Typed, assume_init};
 use crate::numeric::{HwFloat, NumericType};
 
@@ -85,35 +85,6 @@ impl<F: HwFloat> FloatKernel<F> {
         }
     }
 
-    /// The arithmetic of a block; returns whether an element needs the exact path.
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn compute(&self, input: &[F], output: &mut [MaybeUninit<F>]) -> bool {
-        let (offset, scale, safe) = (self.offset, self.scale, self.safe);
-        match self.direction {
-            Direction::Encode => {
-                // The sign bits of `safe - |x|`, gathered: set if some `|x| > safe`. NaN is not
-                // beyond: its magnitude is a positive NaN, and so is the difference (where the
-                // hardware gave it another sign, the block would only take the exact path).
-                let mut signs = F::Bits::zero();
-                for (&x, y) in input.iter().zip(output.iter_mut()) {
-                    y.write((x - offset) * scale);
-                    signs |= (safe - x.abs()).encoding();
-                }
-                F::sign_bit(signs)
-            }
-            Direction::Decode => self.division.with(Decode {
-                offset,
-                safe,
-                input,
-                output,
-            }),
-        }
-    }
-
     /// The arithmetic of the leading elements of `data` where they are, run by run up to the
     /// first run holding an element for the exact path; returns how many elements it converted.
     ///
@@ -143,10 +114,10 @@ impl<F: HwFloat> FloatKernel<F> {
                 }
             } else {
                 let output = &mut staged[..run.len()];
-                if self.compute(run, output) {
+                if self.block(run, output) {
                     break;
                 }
-                // SAFETY: `compute` wrote every element of `output`.
+                // SAFETY: `block` wrote every element of `output`.
                 run.copy_from_slice(unsafe { assume_init(output) });
             }
             done += run.len();
@@ -187,13 +158,46 @@ impl<F: HwFloat> WithQuotient<F> for Decode<'_, F> {
     }
 }
 
-/// The loops of a kernel, run for one instruction set.
-enum Loop<'a, F: HwFloat> {
-    Compute(&'a FloatKernel<F>, &'a [F], &'a mut [MaybeUninit<F>]),
-    InPlace(&'a FloatKernel<F>, &'a mut [F]),
+/// The arithmetic of a block; returns whether an element needs the exact path.
+// SAFETY: both loops write every output element, with a value.
+unsafe impl<F: HwFloat> BlockLoop for FloatKernel<F> {
+    type In = F;
+    type Out = F;
+    type Output = bool;
+
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn block(&self, input: &[F], output: &mut [MaybeUninit<F>]) -> bool {
+        let (offset, scale, safe) = (self.offset, self.scale, self.safe);
+        match self.direction {
+            Direction::Encode => {
+                // The sign bits of `safe - |x|`, gathered: set if some `|x| > safe`. NaN is not
+                // beyond: its magnitude is a positive NaN, and so is the difference (where the
+                // hardware gave it another sign, the block would only take the exact path).
+                let mut signs = F::Bits::zero();
+                for (&x, y) in input.iter().zip(output.iter_mut()) {
+                    y.write((x - offset) * scale);
+                    signs |= (safe - x.abs()).encoding();
+                }
+                F::sign_bit(signs)
+            }
+            Direction::Decode => self.division.with(Decode {
+                offset,
+                safe,
+                input,
+                output,
+            }),
+        }
+    }
 }
 
-impl<F: HwFloat> Vectorized for Loop<'_, F> {
+/// The in-place conversion, run for one instruction set.
+struct InPlace<'a, F: HwFloat>(&'a FloatKernel<F>, &'a mut [F]);
+
+impl<F: HwFloat> Vectorized for InPlace<'_, F> {
     type Output = usize;
 
     #[expect(
@@ -202,10 +206,7 @@ impl<F: HwFloat> Vectorized for Loop<'_, F> {
     )]
     #[inline(always)]
     fn run(self) -> usize {
-        match self {
-            Self::Compute(kernel, input, output) => usize::from(kernel.compute(input, output)),
-            Self::InPlace(kernel, data) => kernel.compute_in_place(data),
-        }
+        self.0.compute_in_place(self.1)
     }
 }
 
@@ -215,24 +216,12 @@ unsafe impl<F: HwFloat> Typed for FloatKernel<F> {
     type Out = F;
 
     fn convert(&self, input: &[F], output: &mut [MaybeUninit<F>]) -> Result<(), ElementFault> {
-        let exact = self.isa.run(Loop::Compute(self, input, &mut *output)) != 0;
-        // SAFETY: the arithmetic wrote every element.
-        let output = unsafe { assume_init(output) };
-        if exact {
-            settle(
-                self.t,
-                self.direction,
-                self.parameters,
-                input,
-                output,
-                |x| self.needs_exact(x),
-            )?;
-        }
-        Ok(())
+        let setting = (self.t, self.direction, self.parameters, self.isa);
+        convert_block(self, setting, input, output, |x| self.needs_exact(x))
     }
 
     fn convert_in_place(&self, data: &mut [F]) -> usize {
-        self.isa.run(Loop::InPlace(self, data))
+        self.isa.run(InPlace(self, data))
     }
 }
 

@@ -19,7 +19,7 @@ use crate::Direction;
 use crate::fault::{ElementFault, Fault};
 use crate::kernel::exact::Exact;
 use crate::kernel::lut::lut;
-use crate::kernel::simd::{Isa, Vectorized};
+use crate::kernel::simd::{BlockLoop, Isa};
 use crate::kernel::{Kernel, Typed, assume_init};
 use crate::numeric::{IntStorage, NumericType, RoundingMode, Storage, Value, decode, encode};
 
@@ -82,16 +82,25 @@ pub(super) fn parameter<T: Storage>(t: NumericType, value: Option<Value>, identi
     })
 }
 
-/// Converts the elements whose flag (from the fast loop) is set through the exact element
-/// function, reporting the first failure.
-pub(super) fn settle<T: Storage>(
-    t: NumericType,
-    direction: Direction,
-    parameters: Parameters,
+/// A block through `kernel`'s loop and then, if the loop asks for it, the elements `flagged`
+/// picks through the exact element function, reporting the first failure.
+pub(super) fn convert_block<K, T>(
+    kernel: &K,
+    (t, direction, parameters, isa): (NumericType, Direction, Parameters, Isa),
     input: &[T],
-    output: &mut [T],
+    output: &mut [MaybeUninit<T>],
     flagged: impl Fn(T) -> bool,
-) -> Result<(), ElementFault> {
+) -> Result<(), ElementFault>
+where
+    K: BlockLoop<In = T, Out = T, Output = bool>,
+    T: Storage,
+{
+    let exact = isa.run_block(kernel, input, &mut *output);
+    // SAFETY: the loop wrote every element (`BlockLoop`'s contract).
+    let output = unsafe { assume_init(output) };
+    if !exact {
+        return Ok(());
+    }
     for (index, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
         if flagged(x) {
             let bits = x.to_bits();
@@ -135,14 +144,21 @@ impl<S: IntStorage> IntKernel<S> {
             isa,
         }
     }
+}
 
-    /// The arithmetic of a block; returns whether an operation failed.
+/// The arithmetic of a block; returns whether an operation failed.
+// SAFETY: every output element is written, with a value.
+unsafe impl<S: IntStorage> BlockLoop for IntKernel<S> {
+    type In = S;
+    type Out = S;
+    type Output = bool;
+
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn compute(&self, input: &[S], output: &mut [MaybeUninit<S>]) -> bool {
+    fn block(&self, input: &[S], output: &mut [MaybeUninit<S>]) -> bool {
         let (offset, scale) = (self.offset, self.scale);
         let zero = S::zero();
         let mut failed = false;
@@ -168,50 +184,14 @@ impl<S: IntStorage> IntKernel<S> {
     }
 }
 
-/// The loop of an integer kernel, run for one instruction set.
-struct IntLoop<'a, S> {
-    kernel: &'a IntKernel<S>,
-    input: &'a [S],
-    output: &'a mut [MaybeUninit<S>],
-}
-
-impl<S: IntStorage> Vectorized for IntLoop<'_, S> {
-    type Output = bool;
-
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn run(self) -> bool {
-        self.kernel.compute(self.input, self.output)
-    }
-}
-
 // SAFETY: the arithmetic writes every output element, with a value.
 unsafe impl<S: IntStorage> Typed for IntKernel<S> {
     type In = S;
     type Out = S;
 
     fn convert(&self, input: &[S], output: &mut [MaybeUninit<S>]) -> Result<(), ElementFault> {
-        let failed = self.isa.run(IntLoop {
-            kernel: self,
-            input,
-            output: &mut *output,
-        });
-        // SAFETY: the arithmetic wrote every element.
-        let output = unsafe { assume_init(output) };
-        if failed {
-            // The first element that fails is reported; the block fails anyway.
-            settle(
-                self.t,
-                self.direction,
-                self.parameters,
-                input,
-                output,
-                |_| true,
-            )?;
-        }
-        Ok(())
+        // The first element that fails is reported; the block fails anyway.
+        let setting = (self.t, self.direction, self.parameters, self.isa);
+        convert_block(self, setting, input, output, |_| true)
     }
 }

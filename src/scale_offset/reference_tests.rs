@@ -194,27 +194,25 @@ fn wide_inputs(t: NumericType, count: usize) -> Vec<u64> {
     inputs
 }
 
-#[test]
-fn a_seeded_sample_of_32_and_64_bit_inputs_scales_like_the_model() {
+/// Checks `count` seeded inputs of every type of at least 32 bits with every parameter set.
+fn check_wide(count: usize) -> usize {
     let mut checked = 0;
     for &t in NumericType::ALL.iter().filter(|t| t.size() >= 4) {
-        let inputs = wide_inputs(t, 300);
+        let inputs = wide_inputs(t, count);
         for (offset, scale) in parameter_sets(t) {
             checked += check(t, offset, scale, &inputs);
         }
     }
-    assert!(checked > 6 * 600 * 2 * 3);
+    checked
+}
+
+#[test]
+fn a_seeded_sample_of_32_and_64_bit_inputs_scales_like_the_model() {
+    assert!(check_wide(300) > 6 * 600 * 2 * 3);
 }
 
 #[test]
 #[ignore = "exhaustive: run in release mode with `cargo test --release --lib -- --ignored`"]
 fn exhaustive_sampled_32_and_64_bit_inputs_scale_like_the_model() {
-    let mut checked = 0;
-    for &t in NumericType::ALL.iter().filter(|t| t.size() >= 4) {
-        let inputs = wide_inputs(t, 50_000);
-        for (offset, scale) in parameter_sets(t) {
-            checked += check(t, offset, scale, &inputs);
-        }
-    }
-    assert!(checked > 6 * 100_000 * 2 * 3);
+    assert!(check_wide(50_000) > 6 * 100_000 * 2 * 3);
 }
