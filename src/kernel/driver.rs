@@ -10,8 +10,8 @@
 //! - Borrowed input is read where it is; nothing assumes alignment (misaligned blocks pass
 //!   through a staging block).
 //! - Large chunks are split over rayon threads when asked for.
-//! - The input of large chunks, which no cache holds, is prefetched two blocks ahead (see
-//!   [`Ahead`]).
+//! - The input of large chunks, which no cache holds, is prefetched two blocks ahead unless the
+//!   output is wider (see [`Ahead`]).
 //!
 //! Nothing here is generic: the driver is compiled once for every kernel.
 
@@ -37,7 +37,7 @@ const PREFETCH_MIN_BYTES: usize = 4 << 20;
 /// stream from memory then runs at a fraction of its bandwidth. Prefetching each block's cache
 /// lines into the L2 cache while the block two before it is converted lets such kernels stream
 /// like a plain copy. Smaller inputs are not prefetched: they come from the caches, where the
-/// extra loads only cost.
+/// extra loads only cost; nor are the inputs of widening passes, whose pace the output sets.
 #[derive(Clone, Copy)]
 struct Ahead {
     enabled: bool,
@@ -45,9 +45,9 @@ struct Ahead {
 }
 
 impl Ahead {
-    fn new(input_bytes: usize, in_size: usize) -> Self {
+    fn new(input_bytes: usize, (in_size, out_size): (usize, usize)) -> Self {
         Self {
-            enabled: input_bytes >= PREFETCH_MIN_BYTES,
+            enabled: input_bytes >= PREFETCH_MIN_BYTES && out_size <= in_size,
             in_size,
         }
     }
@@ -248,7 +248,7 @@ fn convert_range(
     let n = input.len() / in_size;
     let input_aligned = is_aligned(input, in_size);
     let (mut staged_in, mut staged_out) = (Stage::default(), Stage::default());
-    let ahead = Ahead::new(input.len(), in_size);
+    let ahead = Ahead::new(input.len(), (in_size, out_size));
     let mut start = 0;
     while start < n {
         ahead.before_block(input, start);
@@ -302,7 +302,7 @@ fn in_place_range(kernel: &dyn Kernel, buffer: &mut [u8]) -> Result<(), ElementF
     let n = buffer.len() / in_size;
     let aligned = is_aligned(buffer, in_size);
     let mut staged = Stage::default();
-    let ahead = Ahead::new(buffer.len(), in_size);
+    let ahead = Ahead::new(buffer.len(), (in_size, out_size));
     let mut start = 0;
     while start < n {
         ahead.before_block(buffer, start);

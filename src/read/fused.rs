@@ -1,7 +1,7 @@
 //! One loop for the most common chain's decode: stored integers cast to float32 or float64 (with
 //! at most one `scalar_map` entry, such as `0 → NaN`) and then `(x / scale) + offset`, as a
-//! hand-written loop would do it (dividing as the `scale_offset` kernel does, see
-//! [`division`](crate::scale_offset::division)).
+//! hand-written loop would do it (the division as
+//! [`Division::streaming`](crate::scale_offset::division::Division::streaming) chooses it).
 //!
 //! It is used only where it gives exactly what the two codecs give one after the other: the
 //! integer type converts exactly to the float (so the cast is the hardware conversion), and a
@@ -210,7 +210,7 @@ where
         F::max_value().to_f64(),
     )?;
     let isa = Isa::best();
-    let division = Division::new(scale, offset, isa);
+    let division = Division::streaming(scale);
     let safe = F::from_f64(safe);
     Some(Arc::new(FusedDecode::<S, F> {
         entry,
