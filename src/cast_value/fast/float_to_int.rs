@@ -177,6 +177,17 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
             Some(OutOfRangeMode::Clamp) => CLAMP,
             _ => BOUNDED,
         };
+        // On a clamped range without negative values, `towards-negative` is `towards-zero` (and
+        // without positive ones, `towards-positive` is), which truncates in one conversion.
+        let rounding = match rounding {
+            RoundingMode::TowardsNegative if kind != BOUNDED && lo >= C::zero() => {
+                RoundingMode::TowardsZero
+            }
+            RoundingMode::TowardsPositive if kind != BOUNDED && hi <= C::zero() => {
+                RoundingMode::TowardsZero
+            }
+            mode => mode,
+        };
         Self {
             rounding,
             kind,
@@ -229,10 +240,24 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
                     w
                 }
             };
-            // Rounded and converted: adding `M` rounds to nearest-even and leaves the integer in
-            // the low bits of the sum's encoding.
-            let c = round::<MODE, C>(c);
-            y.write(W::from_bits(Storage::to_bits(c + C::MAGIC)));
+            let bits = if KIND != BOUNDED && (MODE == TOWARDS_ZERO || MODE == NEAREST_AWAY) {
+                // Clamped, `c` is finite and within the target's range, and the truncating
+                // conversion rounds towards zero by itself; `nearest-away` is the truncation of
+                // `c + copysign(0.5 - 2^-p, c)`, exactly (the standard library's own `round`).
+                let c = if MODE == NEAREST_AWAY {
+                    c + C::HALF.next_down().copysign(c)
+                } else {
+                    c
+                };
+                // SAFETY: `c` lies in `[lo, hi]` (within 1/2 of it for `nearest-away`): it is
+                // finite and within the range of the integer type of `C`'s width.
+                unsafe { c.truncate_unchecked() }
+            } else {
+                // Adding `M` rounds to nearest-even and leaves the integer in the low bits of the
+                // sum's encoding.
+                Storage::to_bits(round::<MODE, C>(c) + C::MAGIC)
+            };
+            y.write(W::from_bits(bits));
         }
         C::sign_bit(signs)
     }
