@@ -14,11 +14,14 @@
 //! - NaN is replaced first, by the `scalar_map` output for NaN, or by +Infinity, which is
 //!   undecided; where the map sends NaN to the lower bound of a clamp, the clamp replaces it
 //!   (`if w > lo { w } else { lo }` is `lo` for NaN) and the replacement costs nothing;
-//! - the directed modes and `nearest-away` round with the hardware's rounding to an integral
-//!   value; then adding `M = 1.5 × 2^(p - 1)` (`p` the precision of `C`) to a value below
-//!   `2^(p - 2)` rounds it to an integer, ties to even (the sum lies where `C` steps by one), and
-//!   the low bits of the sum are that integer in two's complement, which is also `wrap`
-//!   (targets narrower than their byte are sign-extended after the loop);
+//! - adding `M = 1.5 × 2^(p - 1)` (`p` the precision of `C`) to a value below `2^(p - 2)` rounds
+//!   it to an integer, ties to even (the sum lies where `C` steps by one), and the low bits of the
+//!   sum are that integer in two's complement, which is also `wrap` (targets narrower than their
+//!   byte are sign-extended after the loop); the directed modes and `nearest-away` first round to
+//!   an integral value with the hardware's rounding instruction, except where the element is
+//!   clamped (so finite and within range): there `towards-zero` is the truncating conversion
+//!   itself, `nearest-away` the truncation of `c + copysign(1/2 - 2^-p, c)`, and on a range without
+//!   negative (positive) values `towards-negative` (`towards-positive`) is `towards-zero`;
 //! - the undecided elements are gathered for the block as sign bits (no per-element flags).
 
 use std::mem::MaybeUninit;
