@@ -7,7 +7,7 @@
 //! allows:
 //! - `clamp` clamps the element to the target's bounds (rounding is monotonic and the bounds are
 //!   integers, so clamping before rounding gives the same result); only the infinities are
-//!   undecided, found as the sign of `MAX - |w|`;
+//!   undecided, found as a zero least `encoding(|w|) ^ encoding(+Infinity)`;
 //! - without a mode, and with `wrap`, elements need no clamp: those that do not round into the
 //!   range (or, when wrapping, lie beyond the magnitude up to which wrapping is exact) are
 //!   undecided, found as the sign bits of `w - below` and `above - w`;
@@ -22,7 +22,8 @@
 //!   clamped (so finite and within range): there `towards-zero` is the truncating conversion
 //!   itself, `nearest-away` the truncation of `c + copysign(1/2 - 2^-p, c)`, and on a range without
 //!   negative (positive) values `towards-negative` (`towards-positive`) is `towards-zero`;
-//! - the undecided elements are gathered for the block as sign bits (no per-element flags).
+//! - the undecided elements are gathered for the block as sign bits or a least value (no
+//!   per-element flags).
 
 use std::mem::MaybeUninit;
 
@@ -225,17 +226,22 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         // Sign bits, gathered: set if some element is undecided (the sign of a difference is
         // exact; infinities included).
         let mut signs = C::Bits::zero();
+        // Clamped, only the infinities are undecided: exactly the elements whose magnitude has
+        // the encoding of +Infinity, so that the least `magnitude ^ infinity` of the block is zero
+        // exactly when one is (two integer operations per element, NaN included).
+        let (magnitude, infinity) = (!(-C::zero()).encoding(), C::infinity().encoding());
+        let mut least = magnitude;
         for (&x, y) in input.iter().zip(output.iter_mut()) {
             let w: C = x.as_();
             let c = if KIND == CLAMP_NAN_LOW {
                 // Clamped by selects; the first one takes NaN to `lo`, its replacement.
-                signs |= (C::max_value() - w.abs()).encoding();
+                least = least.min((w.encoding() & magnitude) ^ infinity);
                 let c = if w > lo { w } else { lo };
                 if c < hi { c } else { hi }
             } else {
                 let w = if w.is_nan() { nan } else { w };
                 if KIND == CLAMP {
-                    signs |= (C::max_value() - w.abs()).encoding();
+                    least = least.min((w.encoding() & magnitude) ^ infinity);
                     let c = if w > lo { w } else { lo };
                     if c < hi { c } else { hi }
                 } else {
@@ -262,7 +268,7 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
             };
             y.write(W::from_bits(bits));
         }
-        C::sign_bit(signs)
+        C::sign_bit(signs) || least == C::Bits::zero()
     }
 
     /// The loop of this configuration's kind for the rounding mode `MODE`.
@@ -351,8 +357,15 @@ mod tests {
             convert(&mapped, &[-f64::NAN, 2.5, 1e300, -3.0]),
             (vec![7, 2, 255, 0], false)
         );
-        // Clamping leaves the infinities undecided (no integer holds them).
+        // Clamping leaves the infinities undecided (no integer holds them), and only them.
         assert!(convert(&mapped, &[f64::INFINITY]).1);
         assert!(convert(&mapped, &[f64::NEG_INFINITY]).1);
+        // Where NaN maps to the lower bound, the clamp replaces it.
+        let low = FloatToInt::new(uint8, RoundingMode::NearestEven, clamp, Some(0));
+        let edges = [f64::NAN, -f64::NAN, f64::MAX, -f64::MAX, 254.5, 3.5];
+        assert_eq!(convert(&low, &edges), (vec![0, 0, 255, 0, 254, 4], false));
+        for infinity in [f64::INFINITY, f64::NEG_INFINITY] {
+            assert!(convert(&low, &[1.0, infinity, f64::NAN]).1);
+        }
     }
 }
