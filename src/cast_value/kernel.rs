@@ -35,6 +35,18 @@ pub(crate) unsafe trait FastPath: Send + Sync + Debug + 'static {
     /// Converts every element (writing every output element), correctly for all but those it
     /// cannot decide exactly; returns whether there are any of those.
     fn convert(&self, input: &[Self::In], output: &mut [MaybeUninit<Self::Out>]) -> bool;
+
+    /// [`Self::convert`] by a loop written for `isa` with intrinsics, where there is one: then
+    /// it writes every output element and returns `Some` of what `convert` returns.
+    fn convert_on(
+        &self,
+        isa: Isa,
+        input: &[Self::In],
+        output: &mut [MaybeUninit<Self::Out>],
+    ) -> Option<bool> {
+        let _ = (isa, input, output);
+        None
+    }
 }
 
 /// A complete cast between two storage types.
@@ -102,7 +114,17 @@ unsafe impl<P: FastPath> Typed for CastKernel<P> {
         input: &[Self::In],
         output: &mut [MaybeUninit<Self::Out>],
     ) -> Result<(), ElementFault> {
-        let undecided = self.isa.run_block(self, input, &mut *output);
+        let written = self.fast.convert_on(self.isa, input, &mut *output);
+        let undecided = match written {
+            Some(undecided) => {
+                // SAFETY: the fast pass wrote every element (`convert_on`'s contract).
+                undecided
+                    | self
+                        .map
+                        .overwrite(input, unsafe { assume_init(&mut *output) })
+            }
+            None => self.isa.run_block(self, input, &mut *output),
+        };
         // SAFETY: the fast pass wrote every element.
         let output = unsafe { assume_init(output) };
         if undecided {

@@ -64,6 +64,16 @@ impl Isa {
         }
     }
 
+    /// Whether this is AVX-512 on a CPU with its byte permutes (VBMI), which loops written with
+    /// intrinsics take.
+    pub(crate) fn has_vbmi(self) -> bool {
+        match self.0 {
+            #[cfg(target_arch = "x86_64")]
+            Set::Avx512 => std::arch::is_x86_feature_detected!("avx512vbmi"),
+            _ => false,
+        }
+    }
+
     /// Runs `kernel`'s loop over one block, compiled for this instruction set.
     pub(crate) fn run_block<K: BlockLoop>(
         self,

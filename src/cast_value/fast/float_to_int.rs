@@ -31,6 +31,10 @@ use num_traits::{AsPrimitive, Zero};
 
 use crate::cast_value::kernel::FastPath;
 use crate::kernel::assume_init;
+#[cfg(target_arch = "x86_64")]
+use crate::kernel::simd::Isa;
+#[cfg(target_arch = "x86_64")]
+use crate::numeric::FloatFormat;
 use crate::numeric::{
     Bits, FloatInput, HwFloat, IntFormat, Kind, OutOfRangeMode, RoundingMode, Storage, Value, Wrap,
     encode,
@@ -111,6 +115,10 @@ pub(crate) struct FloatToInt<F, W, C> {
     /// Otherwise, elements outside `[below, above]` are undecided.
     below: C,
     above: C,
+    /// For float64 → 8- and 16-bit clamps: the constants of the loop written with AVX-512
+    /// intrinsics, which CPUs with VBMI take.
+    #[cfg(target_arch = "x86_64")]
+    intrinsics: Option<super::avx512::Clamp>,
     source: std::marker::PhantomData<fn() -> F>,
 }
 
@@ -192,9 +200,23 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
             }
             mode => mode,
         };
+        #[cfg(target_arch = "x86_64")]
+        let intrinsics = (F::FORMAT == FloatFormat::FLOAT64
+            && C::FORMAT == FloatFormat::FLOAT64
+            && size_of::<W>() <= 2
+            && kind != BOUNDED)
+            .then(|| super::avx512::Clamp {
+                lo: lo.to_f64(),
+                hi: hi.to_f64(),
+                nan: nan.to_f64(),
+                nan_low: kind == CLAMP_NAN_LOW,
+                width: size_of::<W>(),
+            });
         Self {
             rounding,
             kind,
+            #[cfg(target_arch = "x86_64")]
+            intrinsics,
             wrap: (out_of_range == Some(OutOfRangeMode::Wrap)
                 && usize::try_from(to.bits).is_ok_and(|bits| bits < 8 * size_of::<W>()))
             .then(|| Wrap::new(to.bits, to.signed)),
@@ -321,51 +343,26 @@ where
         }
         undecided
     }
+
+    #[cfg(target_arch = "x86_64")]
+    fn convert_on(&self, isa: Isa, input: &[F], output: &mut [MaybeUninit<W>]) -> Option<bool> {
+        let clamp = self.intrinsics.filter(|_| isa.has_vbmi())?;
+        let elements: &[f64] = bytemuck::try_cast_slice(input).ok()?;
+        assert_eq!(
+            input.len(),
+            output.len(),
+            "one output element per input element"
+        );
+        // SAFETY: `has_vbmi` found the instruction sets; `output` holds `input.len()` elements of
+        // `clamp.width` bytes (the size of `W`), to which `MaybeUninit` lets any bytes be
+        // written; the bounds are integers of at most 16 bits.
+        let (done, infinite) = unsafe {
+            super::avx512::convert(clamp, self.rounding, elements, output.as_mut_ptr().cast())
+        };
+        Some(infinite | self.convert(&input[done..], &mut output[done..]))
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::numeric::NumericType;
-
-    /// The fast path's output and whether it left the block undecided.
-    fn convert(fast: &FloatToInt<f64, u8, f64>, input: &[f64]) -> (Vec<u8>, bool) {
-        let mut output = vec![MaybeUninit::uninit(); input.len()];
-        let undecided = fast.convert(input, &mut output);
-        // SAFETY: the fast path writes every output element.
-        let output = output.iter().map(|y| unsafe { y.assume_init() }).collect();
-        (output, undecided)
-    }
-
-    #[test]
-    fn only_what_the_fast_path_cannot_decide_is_left_undecided() {
-        let uint8 = NumericType::UInt8.int_format().unwrap();
-        let floor = FloatToInt::new(uint8, RoundingMode::TowardsNegative, None, None);
-        // Both zeros and the edges of the range are decided; -0 minus a +0 threshold is -0.
-        assert_eq!(
-            convert(&floor, &[-0.0, 0.0, 255.9]),
-            (vec![0, 0, 255], false)
-        );
-        assert!(convert(&floor, &[-0.0, 256.0]).1);
-        assert!(convert(&floor, &[-f64::MIN_POSITIVE]).1);
-        // NaN is undecided without a map entry, and takes the entry's value with one.
-        let clamp = Some(OutOfRangeMode::Clamp);
-        let unmapped = FloatToInt::new(uint8, RoundingMode::NearestEven, clamp, None);
-        assert!(convert(&unmapped, &[1.0, f64::NAN]).1);
-        let mapped = FloatToInt::new(uint8, RoundingMode::NearestEven, clamp, Some(7));
-        assert_eq!(
-            convert(&mapped, &[-f64::NAN, 2.5, 1e300, -3.0]),
-            (vec![7, 2, 255, 0], false)
-        );
-        // Clamping leaves the infinities undecided (no integer holds them), and only them.
-        assert!(convert(&mapped, &[f64::INFINITY]).1);
-        assert!(convert(&mapped, &[f64::NEG_INFINITY]).1);
-        // Where NaN maps to the lower bound, the clamp replaces it.
-        let low = FloatToInt::new(uint8, RoundingMode::NearestEven, clamp, Some(0));
-        let edges = [f64::NAN, -f64::NAN, f64::MAX, -f64::MAX, 254.5, 3.5];
-        assert_eq!(convert(&low, &edges), (vec![0, 0, 255, 0, 254, 4], false));
-        for infinity in [f64::INFINITY, f64::NEG_INFINITY] {
-            assert!(convert(&low, &[1.0, infinity, f64::NAN]).1);
-        }
-    }
-}
+#[path = "float_to_int_tests.rs"]
+mod tests;

@@ -1,6 +1,8 @@
 //! The fast paths of `cast_value`: vectorisable loops over hardware types that decide almost
 //! every element exactly and leave the rest to the exact element function.
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 mod float_to_float;
 mod float_to_int;
 mod float_to_int64;
