@@ -114,17 +114,7 @@ unsafe impl<P: FastPath> Typed for CastKernel<P> {
         input: &[Self::In],
         output: &mut [MaybeUninit<Self::Out>],
     ) -> Result<(), ElementFault> {
-        let written = self.fast.convert_on(self.isa, input, &mut *output);
-        let undecided = match written {
-            Some(undecided) => {
-                // SAFETY: the fast pass wrote every element (`convert_on`'s contract).
-                undecided
-                    | self
-                        .map
-                        .overwrite(input, unsafe { assume_init(&mut *output) })
-            }
-            None => self.isa.run_block(self, input, &mut *output),
-        };
+        let undecided = self.isa.run_block(self, input, &mut *output);
         // SAFETY: the fast pass wrote every element.
         let output = unsafe { assume_init(output) };
         if undecided {
@@ -148,7 +138,11 @@ unsafe impl<P: FastPath> BlockLoop for CastKernel<P> {
     )]
     #[inline(always)]
     fn block(&self, input: &[P::In], output: &mut [MaybeUninit<P::Out>]) -> bool {
-        let undecided = self.fast.convert(input, &mut *output);
+        // The loop written with intrinsics where there is one for this instruction set.
+        let undecided = match self.fast.convert_on(self.isa, input, &mut *output) {
+            Some(undecided) => undecided,
+            None => self.fast.convert(input, &mut *output),
+        };
         // SAFETY: the fast path wrote every element (its trait's contract).
         let output = unsafe { assume_init(output) };
         let poisoned = self.map.overwrite(input, output);

@@ -11,7 +11,7 @@
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
-use num_traits::{AsPrimitive, Zero};
+use num_traits::AsPrimitive;
 
 use crate::Direction;
 use crate::cast_value::element::ElementCast;
@@ -20,8 +20,8 @@ use crate::kernel::simd::{BlockLoop, Isa};
 use crate::kernel::{Kernel, Typed, uninit_bytes};
 use crate::numeric::{HwFloat, IntStorage, NumericType, RoundingMode, Value, encode};
 use crate::scale_offset::arithmetic::Parameters;
-use crate::scale_offset::division::{Division, Quotient, WithQuotient};
-use crate::scale_offset::float::safe_magnitude;
+use crate::scale_offset::division::Division;
+use crate::scale_offset::float::{Decode, Dividend, safe_magnitude};
 
 /// The fused decode from integers `S` to floats `F`.
 #[derive(Debug)]
@@ -36,50 +36,36 @@ struct FusedDecode<S, F: HwFloat> {
     isa: Isa,
 }
 
-/// The chain's decode of a block, with or without a `scalar_map` entry, in a loop meant to
-/// vectorise.
-struct Decode<'a, S, F> {
-    entry: Option<(S, F)>,
-    offset: F,
-    safe: F,
-    input: &'a [S],
-    output: &'a mut [MaybeUninit<F>],
-}
+/// A stored integer converted to the float.
+#[derive(Clone, Copy)]
+struct Converted;
 
-impl<S, F> WithQuotient<F> for Decode<'_, S, F>
-where
-    S: IntStorage + AsPrimitive<F>,
-    F: HwFloat,
-{
-    type Output = bool;
-
+impl<S: AsPrimitive<F>, F: HwFloat> Dividend<S, F> for Converted {
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn run<Q: Quotient<F>>(self, quotient: Q) -> bool {
-        let (offset, safe) = (self.offset, self.safe);
-        // The sign bits of `safe - |v|` and of the quotient's flags, gathered: set if some
-        // `|v| > safe` or some quotient may be inexact.
-        let mut signs = F::Bits::zero();
-        for (&x, y) in self.input.iter().zip(self.output.iter_mut()) {
-            let v: F = x.as_();
-            let v = match self.entry {
-                Some((key, mapped)) => {
-                    if x == key {
-                        mapped
-                    } else {
-                        v
-                    }
-                }
-                None => v,
-            };
-            let (q, unsure) = quotient.quotient(v);
-            y.write(q + offset);
-            signs |= unsure | (safe - v.abs()).encoding();
-        }
-        F::sign_bit(signs)
+    fn of(self, x: S) -> F {
+        x.as_()
+    }
+}
+
+/// A stored integer converted to the float, or the `scalar_map` entry's value for its key.
+#[derive(Clone, Copy)]
+struct Mapped<S, F> {
+    key: S,
+    value: F,
+}
+
+impl<S: IntStorage + AsPrimitive<F>, F: HwFloat> Dividend<S, F> for Mapped<S, F> {
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn of(self, x: S) -> F {
+        if x == self.key { self.value } else { x.as_() }
     }
 }
 
@@ -100,21 +86,21 @@ where
     )]
     #[inline(always)]
     fn block(&self, input: &[S], output: &mut [MaybeUninit<F>]) -> bool {
-        let decode = Decode {
-            entry: self.entry,
-            offset: self.offset,
-            safe: self.safe,
-            input,
-            output,
-        };
+        let (offset, safe) = (self.offset, self.safe);
         match self.entry {
-            Some(entry) => self.division.with(Decode {
-                entry: Some(entry),
-                ..decode
+            Some((key, value)) => self.division.with(Decode {
+                dividend: Mapped { key, value },
+                offset,
+                safe,
+                input,
+                output,
             }),
             None => self.division.with(Decode {
-                entry: None,
-                ..decode
+                dividend: Converted,
+                offset,
+                safe,
+                input,
+                output,
             }),
         }
     }

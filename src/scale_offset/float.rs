@@ -131,15 +131,39 @@ impl<F: HwFloat> FloatKernel<F> {
     }
 }
 
-/// The decode of a block with one way of dividing.
-struct Decode<'a, F> {
-    offset: F,
-    safe: F,
-    input: &'a [F],
-    output: &'a mut [MaybeUninit<F>],
+/// What the decode loop divides for each input element: the element itself, or (in the fused
+/// read) a stored integer converted to the float, with at most one `scalar_map` entry applied.
+pub(crate) trait Dividend<S, F>: Copy {
+    /// The dividend of `x`.
+    fn of(self, x: S) -> F;
 }
 
-impl<F: HwFloat> WithQuotient<F> for Decode<'_, F> {
+/// The element itself.
+#[derive(Clone, Copy)]
+struct Itself;
+
+impl<F: HwFloat> Dividend<F, F> for Itself {
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn of(self, x: F) -> F {
+        x
+    }
+}
+
+/// The decode of a block with one way of dividing: `(d / scale) + offset` for the dividend `d`
+/// of each element; returns whether some `|d|` exceeds `safe` or some quotient may be inexact.
+pub(crate) struct Decode<'a, S, F, D> {
+    pub(crate) dividend: D,
+    pub(crate) offset: F,
+    pub(crate) safe: F,
+    pub(crate) input: &'a [S],
+    pub(crate) output: &'a mut [MaybeUninit<F>],
+}
+
+impl<S: Copy, F: HwFloat, D: Dividend<S, F>> WithQuotient<F> for Decode<'_, S, F, D> {
     type Output = bool;
 
     #[expect(
@@ -148,11 +172,14 @@ impl<F: HwFloat> WithQuotient<F> for Decode<'_, F> {
     )]
     #[inline(always)]
     fn run<Q: Quotient<F>>(self, quotient: Q) -> bool {
+        // The sign bits of `safe - |d|` and of the quotient's flags, gathered. NaN is not beyond:
+        // its magnitude is a positive NaN, and so is the difference.
         let mut signs = F::Bits::zero();
         for (&x, y) in self.input.iter().zip(self.output.iter_mut()) {
-            let (q, unsure) = quotient.quotient(x);
+            let d = self.dividend.of(x);
+            let (q, unsure) = quotient.quotient(d);
             y.write(q + self.offset);
-            signs |= unsure | (self.safe - x.abs()).encoding();
+            signs |= unsure | (self.safe - d.abs()).encoding();
         }
         F::sign_bit(signs)
     }
@@ -185,6 +212,7 @@ unsafe impl<F: HwFloat> BlockLoop for FloatKernel<F> {
                 F::sign_bit(signs)
             }
             Direction::Decode => self.division.with(Decode {
+                dividend: Itself,
                 offset,
                 safe,
                 input,

@@ -115,10 +115,6 @@ pub(crate) struct FloatToInt<F, W, C> {
     /// Otherwise, elements outside `[below, above]` are undecided.
     below: C,
     above: C,
-    /// For float64 → 8- and 16-bit clamps: the constants of the loop written with AVX-512
-    /// intrinsics, which CPUs with VBMI take.
-    #[cfg(target_arch = "x86_64")]
-    intrinsics: Option<super::avx512::Clamp>,
     source: std::marker::PhantomData<fn() -> F>,
 }
 
@@ -200,23 +196,9 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
             }
             mode => mode,
         };
-        #[cfg(target_arch = "x86_64")]
-        let intrinsics = (F::FORMAT == FloatFormat::FLOAT64
-            && C::FORMAT == FloatFormat::FLOAT64
-            && size_of::<W>() <= 2
-            && kind != BOUNDED)
-            .then(|| super::avx512::Clamp {
-                lo: lo.to_f64(),
-                hi: hi.to_f64(),
-                nan: nan.to_f64(),
-                nan_low: kind == CLAMP_NAN_LOW,
-                width: size_of::<W>(),
-            });
         Self {
             rounding,
             kind,
-            #[cfg(target_arch = "x86_64")]
-            intrinsics,
             wrap: (out_of_range == Some(OutOfRangeMode::Wrap)
                 && usize::try_from(to.bits).is_ok_and(|bits| bits < 8 * size_of::<W>()))
             .then(|| Wrap::new(to.bits, to.signed)),
@@ -346,7 +328,22 @@ where
 
     #[cfg(target_arch = "x86_64")]
     fn convert_on(&self, isa: Isa, input: &[F], output: &mut [MaybeUninit<W>]) -> Option<bool> {
-        let clamp = self.intrinsics.filter(|_| isa.has_vbmi())?;
+        // Float64 → 8- and 16-bit clamps.
+        let eligible = F::FORMAT == FloatFormat::FLOAT64
+            && C::FORMAT == FloatFormat::FLOAT64
+            && size_of::<W>() <= 2
+            && self.kind != BOUNDED
+            && isa.has_vbmi();
+        if !eligible {
+            return None;
+        }
+        let clamp = super::avx512::Clamp {
+            lo: self.lo.to_f64(),
+            hi: self.hi.to_f64(),
+            nan: self.nan.to_f64(),
+            nan_low: self.kind == CLAMP_NAN_LOW,
+            width: size_of::<W>(),
+        };
         let elements: &[f64] = bytemuck::try_cast_slice(input).ok()?;
         assert_eq!(
             input.len(),
