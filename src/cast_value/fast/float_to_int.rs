@@ -103,6 +103,8 @@ pub(crate) struct FloatToInt<F, W, C> {
     rounding: RoundingMode,
     /// The loop: [`BOUNDED`], [`CLAMP`] or [`CLAMP_NAN_LOW`].
     kind: u8,
+    /// Whether out-of-range elements wrap.
+    wraps: bool,
     /// When wrapping into a target narrower than `W` (int4, say): how to sign-extend its bits.
     /// (The low bits of the sum are already the wrapped value of a target as wide as `W`.)
     wrap: Option<Wrap<W>>,
@@ -196,12 +198,13 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
             }
             mode => mode,
         };
+        let wraps = out_of_range == Some(OutOfRangeMode::Wrap);
         Self {
             rounding,
             kind,
-            wrap: (out_of_range == Some(OutOfRangeMode::Wrap)
-                && usize::try_from(to.bits).is_ok_and(|bits| bits < 8 * size_of::<W>()))
-            .then(|| Wrap::new(to.bits, to.signed)),
+            wraps,
+            wrap: (wraps && usize::try_from(to.bits).is_ok_and(|bits| bits < 8 * size_of::<W>()))
+                .then(|| Wrap::new(to.bits, to.signed)),
             nan,
             lo,
             hi,
@@ -316,32 +319,32 @@ where
             RoundingMode::TowardsPositive => self.run_kind::<TOWARDS_POSITIVE>(input, output),
             RoundingMode::TowardsNegative => self.run_kind::<TOWARDS_NEGATIVE>(input, output),
         };
-        if let Some(wrap) = self.wrap {
-            // SAFETY: the loop wrote every element.
-            let output = unsafe { assume_init(output) };
-            for y in output {
-                *y = wrap.apply(*y);
-            }
-        }
+        self.sign_extend(output);
         undecided
     }
 
     #[cfg(target_arch = "x86_64")]
     fn convert_on(&self, isa: Isa, input: &[F], output: &mut [MaybeUninit<W>]) -> Option<bool> {
-        // Float64 → 8- and 16-bit clamps.
+        use super::avx512;
+        // Float64 → 8- and 16-bit targets.
         let eligible = F::FORMAT == FloatFormat::FLOAT64
             && C::FORMAT == FloatFormat::FLOAT64
             && size_of::<W>() <= 2
-            && self.kind != BOUNDED
             && isa.has_vbmi();
         if !eligible {
             return None;
         }
-        let clamp = super::avx512::Clamp {
+        let kind = match self.kind {
+            CLAMP_NAN_LOW => avx512::CLAMP_NAN_LOW,
+            CLAMP => avx512::CLAMP,
+            _ if self.wraps => avx512::WRAP,
+            _ => avx512::RANGE,
+        };
+        let constants = avx512::Constants {
+            kind,
             lo: self.lo.to_f64(),
             hi: self.hi.to_f64(),
             nan: self.nan.to_f64(),
-            nan_low: self.kind == CLAMP_NAN_LOW,
             width: size_of::<W>(),
         };
         let elements: &[f64] = bytemuck::try_cast_slice(input).ok()?;
@@ -351,12 +354,37 @@ where
             "one output element per input element"
         );
         // SAFETY: `has_vbmi` found the instruction sets; `output` holds `input.len()` elements of
-        // `clamp.width` bytes (the size of `W`), to which `MaybeUninit` lets any bytes be
+        // `constants.width` bytes (the size of `W`), to which `MaybeUninit` lets any bytes be
         // written; the bounds are integers of at most 16 bits.
-        let (done, infinite) = unsafe {
-            super::avx512::convert(clamp, self.rounding, elements, output.as_mut_ptr().cast())
+        let (done, undecided) = unsafe {
+            avx512::convert(
+                constants,
+                self.rounding,
+                elements,
+                output.as_mut_ptr().cast(),
+            )
         };
-        Some(infinite | self.convert(&input[done..], &mut output[done..]))
+        let (head, tail) = output.split_at_mut(done);
+        self.sign_extend(head);
+        Some(undecided | self.convert(&input[done..], tail))
+    }
+}
+
+impl<F, W: Bits, C> FloatToInt<F, W, C> {
+    /// Sign-extends the wrapped bits of a target narrower than `W`, once every element is written.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn sign_extend(&self, output: &mut [MaybeUninit<W>]) {
+        if let Some(wrap) = self.wrap {
+            // SAFETY: the caller wrote every element.
+            let output = unsafe { assume_init(output) };
+            for y in output {
+                *y = wrap.apply(*y);
+            }
+        }
     }
 }
 
