@@ -18,6 +18,10 @@ use zarrs_scale_offset_cast_benches::{
     seeded,
 };
 
+#[global_allocator]
+static ALLOCATOR: zarrs_scale_offset_cast_benches::Aligned =
+    zarrs_scale_offset_cast_benches::Aligned;
+
 /// Values of float32 data in [0, 65535), in hundredths.
 #[expect(clippy::cast_precision_loss, reason = "below 2^23")]
 fn hundredths(n: usize) -> Vec<f32> {
@@ -46,6 +50,7 @@ struct Pass {
 
 fn bench_pass(c: &mut Criterion, group: &str, pass: &Pass) {
     let mut group = c.benchmark_group(group);
+
     group.sample_size(10);
     let codec = codec(pass.codec);
     let data_type = (pass.data_type)();

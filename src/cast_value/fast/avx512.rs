@@ -20,7 +20,9 @@ use std::arch::x86_64::{
     _mm512_castsi512_si256, _mm512_cmpgt_epi64_mask, _mm512_cmplt_epi64_mask,
     _mm512_cmpneq_epi64_mask, _mm512_cvt_roundpd_epi64, _mm512_fixupimm_pd, _mm512_inserti64x4,
     _mm512_loadu_pd, _mm512_loadu_si512, _mm512_max_epi64, _mm512_max_pd, _mm512_min_epi64,
-    _mm512_min_pd, _mm512_or_pd, _mm512_permutex2var_epi8, _mm512_permutex2var_epi64,
+    _mm512_min_pd, _mm512_or_pd, _mm512_packs_epi16, _mm512_packs_epi32, _mm512_packus_epi16,
+    _mm512_packus_epi32, _mm512_permutex2var_epi8, _mm512_permutex2var_epi32,
+    _mm512_permutex2var_epi64, _mm512_permutexvar_epi32, _mm512_permutexvar_epi64,
     _mm512_set_epi64, _mm512_set1_epi64, _mm512_set1_pd, _mm512_setzero_pd, _mm512_setzero_si512,
     _mm512_storeu_si512,
 };
@@ -47,6 +49,8 @@ pub(super) struct Constants {
     pub(super) nan: f64,
     /// The target's bytes per element: 1 or 2.
     pub(super) width: usize,
+    /// Whether the target is signed.
+    pub(super) signed: bool,
 }
 
 /// How `nearest-away` adds `copysign(1/2 - 2^-53, c)` before truncating: not at all (the other
@@ -77,6 +81,15 @@ const fn gather(width: usize) -> [u8; 64] {
 
 static GATHER_BYTES: [u8; 64] = gather(1);
 static GATHER_WORDS: [u8; 64] = gather(2);
+
+/// The low doublewords of the 64-bit lanes of two registers (`vpermt2d`).
+static EVENS: [i32; 16] = [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30];
+/// Two packs of four registers of doublewords leave element groups of four in the order
+/// `4 × (j % 4) + j / 4` (as doublewords of bytes); this permute takes them back.
+static BYTE_ORDER: [i32; 16] = [0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15];
+/// One pack of two registers of doublewords leaves element groups of four (quadwords of words)
+/// in the order 0, 4, 1, 5, 2, 6, 3, 7; this permute takes them back.
+static WORD_ORDER: [i64; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
 
 /// Converts the whole groups of 64 elements of `input`, writing `width` bytes per element from
 /// `output` on; returns how many elements it converted and whether one of them is undecided.
@@ -164,6 +177,14 @@ unsafe fn groups<const ROUND: i32, const AWAY: u8, const WIDTH: usize, const KIN
     let gather = unsafe { _mm512_loadu_si512(table.as_ptr().cast()) };
     // The low 16 bytes of two registers, then of two more.
     let halves = _mm512_set_epi64(0, 0, 0, 0, 9, 8, 1, 0);
+    // SAFETY: the tables hold 64 bytes each (unaligned loads).
+    let (evens, byte_order, word_order) = unsafe {
+        (
+            _mm512_loadu_si512(EVENS.as_ptr().cast()),
+            _mm512_loadu_si512(BYTE_ORDER.as_ptr().cast()),
+            _mm512_loadu_si512(WORD_ORDER.as_ptr().cast()),
+        )
+    };
     // `vfixupimmpd` responses by the class of its operand (four bits per class: QNaN, SNaN, zero,
     // one, -Infinity, +Infinity, negative, positive): NaN to the first operand and everything
     // else kept; the infinities to +Infinity and everything else to the first operand.
@@ -207,22 +228,53 @@ unsafe fn groups<const ROUND: i32, const AWAY: u8, const WIDTH: usize, const KIN
                 most = _mm512_max_epi64(most, *lane);
             }
         }
-        let pair = |a: __m512i, b: __m512i| _mm512_permutex2var_epi8(a, gather, b);
-        let (p0, p1) = (pair(lanes[0], lanes[1]), pair(lanes[2], lanes[3]));
-        let (p2, p3) = (pair(lanes[4], lanes[5]), pair(lanes[6], lanes[7]));
         // SAFETY: the group's output bytes lie within `output` (unaligned stores).
         unsafe {
             let at = output.add(done * WIDTH);
-            if WIDTH == 1 {
-                let q0 = _mm512_permutex2var_epi64(p0, halves, p1);
-                let q1 = _mm512_permutex2var_epi64(p2, halves, p3);
-                let bytes = _mm512_inserti64x4::<1>(q0, _mm512_castsi512_si256(q1));
-                _mm512_storeu_si512(at.cast(), bytes);
+            if KIND == WRAP {
+                // Any 64-bit integers: their low bytes, by byte permutes.
+                let pair = |a: __m512i, b: __m512i| _mm512_permutex2var_epi8(a, gather, b);
+                let (p0, p1) = (pair(lanes[0], lanes[1]), pair(lanes[2], lanes[3]));
+                let (p2, p3) = (pair(lanes[4], lanes[5]), pair(lanes[6], lanes[7]));
+                if WIDTH == 1 {
+                    let q0 = _mm512_permutex2var_epi64(p0, halves, p1);
+                    let q1 = _mm512_permutex2var_epi64(p2, halves, p3);
+                    let bytes = _mm512_inserti64x4::<1>(q0, _mm512_castsi512_si256(q1));
+                    _mm512_storeu_si512(at.cast(), bytes);
+                } else {
+                    let low = _mm512_inserti64x4::<1>(p0, _mm512_castsi512_si256(p1));
+                    let high = _mm512_inserti64x4::<1>(p2, _mm512_castsi512_si256(p3));
+                    _mm512_storeu_si512(at.cast(), low);
+                    _mm512_storeu_si512(at.add(64).cast(), high);
+                }
             } else {
-                let low = _mm512_inserti64x4::<1>(p0, _mm512_castsi512_si256(p1));
-                let high = _mm512_inserti64x4::<1>(p2, _mm512_castsi512_si256(p3));
-                _mm512_storeu_si512(at.cast(), low);
-                _mm512_storeu_si512(at.add(64).cast(), high);
+                // Integers within the target's range (or in an undecided group): their low
+                // doublewords, then saturating packs (which leave them unchanged) and one
+                // permute that undoes the packs' interleaving of 128-bit lanes.
+                let low = |a: __m512i, b: __m512i| _mm512_permutex2var_epi32(a, evens, b);
+                let (d0, d1) = (low(lanes[0], lanes[1]), low(lanes[2], lanes[3]));
+                let (d2, d3) = (low(lanes[4], lanes[5]), low(lanes[6], lanes[7]));
+                if WIDTH == 1 {
+                    // Every 8-bit target's values are 16-bit integers.
+                    let (w0, w1) = (_mm512_packs_epi32(d0, d1), _mm512_packs_epi32(d2, d3));
+                    let bytes = if c.signed {
+                        _mm512_packs_epi16(w0, w1)
+                    } else {
+                        _mm512_packus_epi16(w0, w1)
+                    };
+                    _mm512_storeu_si512(at.cast(), _mm512_permutexvar_epi32(byte_order, bytes));
+                } else {
+                    let (w0, w1) = if c.signed {
+                        (_mm512_packs_epi32(d0, d1), _mm512_packs_epi32(d2, d3))
+                    } else {
+                        (_mm512_packus_epi32(d0, d1), _mm512_packus_epi32(d2, d3))
+                    };
+                    _mm512_storeu_si512(at.cast(), _mm512_permutexvar_epi64(word_order, w0));
+                    _mm512_storeu_si512(
+                        at.add(64).cast(),
+                        _mm512_permutexvar_epi64(word_order, w1),
+                    );
+                }
             }
         }
         done += GROUP;

@@ -346,6 +346,7 @@ where
             hi: self.hi.to_f64(),
             nan: self.nan.to_f64(),
             width: size_of::<W>(),
+            signed: self.lo < C::zero(),
         };
         let elements: &[f64] = bytemuck::try_cast_slice(input).ok()?;
         assert_eq!(
