@@ -152,6 +152,104 @@ unsafe fn by_kind<const ROUND: i32, const AWAY: u8>(
     }
 }
 
+/// The tables that narrow eight registers of 64-bit integers to 64 bytes or words.
+struct Narrow {
+    /// The byte permute that gathers the low bytes or words of two registers.
+    gather: __m512i,
+    /// The low 16 bytes of two registers, then of two more.
+    halves: __m512i,
+    /// [`EVENS`], [`BYTE_ORDER`] and [`WORD_ORDER`].
+    evens: __m512i,
+    byte_order: __m512i,
+    word_order: __m512i,
+    /// Whether the target is signed (which packs saturate as it does).
+    signed: bool,
+}
+
+impl Narrow {
+    /// The tables for a target of `width` bytes.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512 F.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn new(width: usize, signed: bool) -> Self {
+        let table = if width == 1 {
+            &GATHER_BYTES
+        } else {
+            &GATHER_WORDS
+        };
+        // SAFETY: each table holds 64 bytes (unaligned loads).
+        let load = |table: *const u8| unsafe { _mm512_loadu_si512(table.cast()) };
+        Self {
+            gather: load(table.as_ptr()),
+            halves: _mm512_set_epi64(0, 0, 0, 0, 9, 8, 1, 0),
+            evens: load(EVENS.as_ptr().cast()),
+            byte_order: load(BYTE_ORDER.as_ptr().cast()),
+            word_order: load(WORD_ORDER.as_ptr().cast()),
+            signed,
+        }
+    }
+
+    /// Stores the low `WIDTH` bytes of the 64 integers of `lanes` from `at` on: for any integers
+    /// (`any`, as `wrap` gives them) by byte permutes, for integers within the target's range by
+    /// their low doublewords, saturating packs (which leave them unchanged) and one permute that
+    /// undoes the packs' interleaving of 128-bit lanes.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512 F, BW and VBMI; `at` must be valid for writes of
+    /// `64 × WIDTH` bytes.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    unsafe fn store<const WIDTH: usize>(&self, any: bool, lanes: &[__m512i; 8], at: *mut u8) {
+        let (first, second): (__m512i, Option<__m512i>) = if any {
+            let pair = |a: __m512i, b: __m512i| _mm512_permutex2var_epi8(a, self.gather, b);
+            let (p0, p1) = (pair(lanes[0], lanes[1]), pair(lanes[2], lanes[3]));
+            let (p2, p3) = (pair(lanes[4], lanes[5]), pair(lanes[6], lanes[7]));
+            if WIDTH == 1 {
+                let q0 = _mm512_permutex2var_epi64(p0, self.halves, p1);
+                let q1 = _mm512_permutex2var_epi64(p2, self.halves, p3);
+                (
+                    _mm512_inserti64x4::<1>(q0, _mm512_castsi512_si256(q1)),
+                    None,
+                )
+            } else {
+                let low = _mm512_inserti64x4::<1>(p0, _mm512_castsi512_si256(p1));
+                let high = _mm512_inserti64x4::<1>(p2, _mm512_castsi512_si256(p3));
+                (low, Some(high))
+            }
+        } else {
+            let low = |a: __m512i, b: __m512i| _mm512_permutex2var_epi32(a, self.evens, b);
+            let (d0, d1) = (low(lanes[0], lanes[1]), low(lanes[2], lanes[3]));
+            let (d2, d3) = (low(lanes[4], lanes[5]), low(lanes[6], lanes[7]));
+            if WIDTH == 1 {
+                // Every 8-bit target's values are 16-bit integers.
+                let (w0, w1) = (_mm512_packs_epi32(d0, d1), _mm512_packs_epi32(d2, d3));
+                let bytes = if self.signed {
+                    _mm512_packs_epi16(w0, w1)
+                } else {
+                    _mm512_packus_epi16(w0, w1)
+                };
+                (_mm512_permutexvar_epi32(self.byte_order, bytes), None)
+            } else {
+                let (w0, w1) = if self.signed {
+                    (_mm512_packs_epi32(d0, d1), _mm512_packs_epi32(d2, d3))
+                } else {
+                    (_mm512_packus_epi32(d0, d1), _mm512_packus_epi32(d2, d3))
+                };
+                let order = |w: __m512i| _mm512_permutexvar_epi64(self.word_order, w);
+                (order(w0), Some(order(w1)))
+            }
+        };
+        // SAFETY: the caller's guarantee (unaligned stores).
+        unsafe {
+            _mm512_storeu_si512(at.cast(), first);
+            if let Some(second) = second {
+                _mm512_storeu_si512(at.add(64).cast(), second);
+            }
+        }
+    }
+}
+
 /// The loop over whole groups.
 ///
 /// # Safety
@@ -168,23 +266,8 @@ unsafe fn groups<const ROUND: i32, const AWAY: u8, const WIDTH: usize, const KIN
         _mm512_set1_pd(c.nan),
     );
     let (sign, half) = (_mm512_set1_pd(-0.0), _mm512_set1_pd(0.5f64.next_down()));
-    let table = if WIDTH == 1 {
-        &GATHER_BYTES
-    } else {
-        &GATHER_WORDS
-    };
-    // SAFETY: the table holds 64 bytes (an unaligned load).
-    let gather = unsafe { _mm512_loadu_si512(table.as_ptr().cast()) };
-    // The low 16 bytes of two registers, then of two more.
-    let halves = _mm512_set_epi64(0, 0, 0, 0, 9, 8, 1, 0);
-    // SAFETY: the tables hold 64 bytes each (unaligned loads).
-    let (evens, byte_order, word_order) = unsafe {
-        (
-            _mm512_loadu_si512(EVENS.as_ptr().cast()),
-            _mm512_loadu_si512(BYTE_ORDER.as_ptr().cast()),
-            _mm512_loadu_si512(WORD_ORDER.as_ptr().cast()),
-        )
-    };
+    // SAFETY: the caller's CPU has the instruction sets.
+    let narrow = unsafe { Narrow::new(WIDTH, c.signed) };
     // `vfixupimmpd` responses by the class of its operand (four bits per class: QNaN, SNaN, zero,
     // one, -Infinity, +Infinity, negative, positive): NaN to the first operand and everything
     // else kept; the infinities to +Infinity and everything else to the first operand.
@@ -228,55 +311,9 @@ unsafe fn groups<const ROUND: i32, const AWAY: u8, const WIDTH: usize, const KIN
                 most = _mm512_max_epi64(most, *lane);
             }
         }
-        // SAFETY: the group's output bytes lie within `output` (unaligned stores).
-        unsafe {
-            let at = output.add(done * WIDTH);
-            if KIND == WRAP {
-                // Any 64-bit integers: their low bytes, by byte permutes.
-                let pair = |a: __m512i, b: __m512i| _mm512_permutex2var_epi8(a, gather, b);
-                let (p0, p1) = (pair(lanes[0], lanes[1]), pair(lanes[2], lanes[3]));
-                let (p2, p3) = (pair(lanes[4], lanes[5]), pair(lanes[6], lanes[7]));
-                if WIDTH == 1 {
-                    let q0 = _mm512_permutex2var_epi64(p0, halves, p1);
-                    let q1 = _mm512_permutex2var_epi64(p2, halves, p3);
-                    let bytes = _mm512_inserti64x4::<1>(q0, _mm512_castsi512_si256(q1));
-                    _mm512_storeu_si512(at.cast(), bytes);
-                } else {
-                    let low = _mm512_inserti64x4::<1>(p0, _mm512_castsi512_si256(p1));
-                    let high = _mm512_inserti64x4::<1>(p2, _mm512_castsi512_si256(p3));
-                    _mm512_storeu_si512(at.cast(), low);
-                    _mm512_storeu_si512(at.add(64).cast(), high);
-                }
-            } else {
-                // Integers within the target's range (or in an undecided group): their low
-                // doublewords, then saturating packs (which leave them unchanged) and one
-                // permute that undoes the packs' interleaving of 128-bit lanes.
-                let low = |a: __m512i, b: __m512i| _mm512_permutex2var_epi32(a, evens, b);
-                let (d0, d1) = (low(lanes[0], lanes[1]), low(lanes[2], lanes[3]));
-                let (d2, d3) = (low(lanes[4], lanes[5]), low(lanes[6], lanes[7]));
-                if WIDTH == 1 {
-                    // Every 8-bit target's values are 16-bit integers.
-                    let (w0, w1) = (_mm512_packs_epi32(d0, d1), _mm512_packs_epi32(d2, d3));
-                    let bytes = if c.signed {
-                        _mm512_packs_epi16(w0, w1)
-                    } else {
-                        _mm512_packus_epi16(w0, w1)
-                    };
-                    _mm512_storeu_si512(at.cast(), _mm512_permutexvar_epi32(byte_order, bytes));
-                } else {
-                    let (w0, w1) = if c.signed {
-                        (_mm512_packs_epi32(d0, d1), _mm512_packs_epi32(d2, d3))
-                    } else {
-                        (_mm512_packus_epi32(d0, d1), _mm512_packus_epi32(d2, d3))
-                    };
-                    _mm512_storeu_si512(at.cast(), _mm512_permutexvar_epi64(word_order, w0));
-                    _mm512_storeu_si512(
-                        at.add(64).cast(),
-                        _mm512_permutexvar_epi64(word_order, w1),
-                    );
-                }
-            }
-        }
+        // SAFETY: the group's `64 × WIDTH` output bytes lie within `output`; the caller's CPU
+        // has the instruction sets.
+        unsafe { narrow.store::<WIDTH>(KIND == WRAP, &lanes, output.add(done * WIDTH)) };
         done += GROUP;
     }
     let undecided = match KIND {
