@@ -64,12 +64,11 @@ impl Isa {
         }
     }
 
-    /// Whether this is AVX-512 on a CPU with its byte permutes (VBMI), which loops written with
-    /// intrinsics take.
-    pub(crate) fn has_vbmi(self) -> bool {
+    /// Whether this is AVX-512 (F, VL, DQ and BW), which loops written with intrinsics take.
+    pub(crate) fn is_avx512(self) -> bool {
         match self.0 {
             #[cfg(target_arch = "x86_64")]
-            Set::Avx512 => std::arch::is_x86_feature_detected!("avx512vbmi"),
+            Set::Avx512 => true,
             _ => false,
         }
     }

@@ -326,12 +326,9 @@ where
     #[cfg(target_arch = "x86_64")]
     fn convert_on(&self, isa: Isa, input: &[F], output: &mut [MaybeUninit<W>]) -> Option<bool> {
         use super::avx512;
-        // Float64 → 8- and 16-bit targets.
-        let eligible = F::FORMAT == FloatFormat::FLOAT64
-            && C::FORMAT == FloatFormat::FLOAT64
-            && size_of::<W>() <= 2
-            && isa.has_vbmi();
-        if !eligible {
+        use std::arch::x86_64::{__m512, __m512d};
+        // Float64 and float32 → 8- and 16-bit targets, computed in the input's own format.
+        if !(isa.is_avx512() && size_of::<W>() <= 2 && F::FORMAT == C::FORMAT) {
             return None;
         }
         let kind = match self.kind {
@@ -348,22 +345,25 @@ where
             width: size_of::<W>(),
             signed: self.lo < C::zero(),
         };
-        let elements: &[f64] = bytemuck::try_cast_slice(input).ok()?;
         assert_eq!(
             input.len(),
             output.len(),
             "one output element per input element"
         );
-        // SAFETY: `has_vbmi` found the instruction sets; `output` holds `input.len()` elements of
-        // `constants.width` bytes (the size of `W`), to which `MaybeUninit` lets any bytes be
+        let (rounding, at) = (self.rounding, output.as_mut_ptr().cast());
+        // SAFETY: `is_avx512` found the instruction sets; `output` holds `input.len()` elements
+        // of `constants.width` bytes (the size of `W`), to which `MaybeUninit` lets any bytes be
         // written; the bounds are integers of at most 16 bits.
         let (done, undecided) = unsafe {
-            avx512::convert(
-                constants,
-                self.rounding,
-                elements,
-                output.as_mut_ptr().cast(),
-            )
+            if F::FORMAT == FloatFormat::FLOAT64 {
+                let input: &[f64] = bytemuck::try_cast_slice(input).ok()?;
+                avx512::convert::<__m512d>(constants, rounding, input, at)
+            } else if F::FORMAT == FloatFormat::FLOAT32 {
+                let input: &[f32] = bytemuck::try_cast_slice(input).ok()?;
+                avx512::convert::<__m512>(constants, rounding, input, at)
+            } else {
+                return None;
+            }
         };
         let (head, tail) = output.split_at_mut(done);
         self.sign_extend(head);
