@@ -35,6 +35,11 @@ use crate::numeric::{FloatFormat, HwFloat};
 /// elements to the exact path anyway), but for the sign of a zero quotient, which the decode's
 /// addition of an offset other than -0 does not show.
 pub(crate) trait Quotient<F: HwFloat>: Copy {
+    /// Whether the quotient is `x / scale` rounded to nearest for every `x`, infinities and the
+    /// largest magnitudes included (its flag bits are then zero): a decode by it then needs no
+    /// check of its input, as an overflow shows in its result.
+    const CORRECTLY_ROUNDED: bool;
+
     /// The quotient, and bits whose sign bit is set if it may be inexact.
     fn quotient(self, x: F) -> (F, F::Bits);
 }
@@ -46,6 +51,8 @@ pub(crate) struct Hardware<F> {
 }
 
 impl<F: HwFloat> Quotient<F> for Hardware<F> {
+    const CORRECTLY_ROUNDED: bool = true;
+
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"
@@ -63,6 +70,8 @@ pub(crate) struct Widened {
 }
 
 impl<F: HwFloat> Quotient<F> for Widened {
+    const CORRECTLY_ROUNDED: bool = true;
+
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"
@@ -92,6 +101,8 @@ pub(crate) struct Corrected<F: HwFloat> {
 }
 
 impl<F: HwFloat> Quotient<F> for Corrected<F> {
+    const CORRECTLY_ROUNDED: bool = false;
+
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"

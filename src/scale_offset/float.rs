@@ -154,7 +154,8 @@ impl<F: HwFloat> Dividend<F, F> for Itself {
 }
 
 /// The decode of a block with one way of dividing: `(d / scale) + offset` for the dividend `d`
-/// of each element; returns whether some `|d|` exceeds `safe` or some quotient may be inexact.
+/// of each element; returns whether some `|d|` exceeds `safe` or some quotient may be inexact,
+/// or with a correctly rounded quotient, whether some result is infinite.
 pub(crate) struct Decode<'a, S, F, D> {
     pub(crate) dividend: D,
     pub(crate) offset: F,
@@ -175,13 +176,23 @@ impl<S: Copy, F: HwFloat, D: Dividend<S, F>> WithQuotient<F> for Decode<'_, S, F
         // The sign bits of `safe - |d|` and of the quotient's flags, gathered. NaN is not beyond:
         // its magnitude is a positive NaN, and so is the difference.
         let mut signs = F::Bits::zero();
+        // With a correctly rounded quotient, the least `|y| ^ infinity` instead, zero exactly
+        // when a result is infinite: where the decode overflowed (and where `d` was infinite).
+        // Every such element lies beyond `safe`, where the exact path takes it.
+        let (magnitude, infinity) = (!(-F::zero()).encoding(), F::infinity().encoding());
+        let mut least = magnitude;
         for (&x, y) in self.input.iter().zip(self.output.iter_mut()) {
             let d = self.dividend.of(x);
             let (q, unsure) = quotient.quotient(d);
-            y.write(q + self.offset);
-            signs |= unsure | (self.safe - d.abs()).encoding();
+            let decoded = q + self.offset;
+            y.write(decoded);
+            if Q::CORRECTLY_ROUNDED {
+                least = least.min((decoded.encoding() & magnitude) ^ infinity);
+            } else {
+                signs |= unsure | (self.safe - d.abs()).encoding();
+            }
         }
-        F::sign_bit(signs)
+        F::sign_bit(signs) || least == F::Bits::zero()
     }
 }
 

@@ -97,3 +97,36 @@ fn an_encode_whose_result_overflows_on_decode_is_refused() {
         assert_eq!(error.fault.encoded, Some(Value::from_f64(y)));
     }
 }
+
+#[test]
+fn a_decode_that_overflows_is_refused_and_the_largest_that_does_not_is_exact() {
+    // float32 and float64 decodes whose quotient or sum overflows, next to elements just below,
+    // in blocks long enough for the vector loops.
+    fn check<F: HwFloat>(t: NumericType, largest: F) {
+        let p = parameters(-10.0, 0.1);
+        for isa in Isa::available() {
+            let kernel = FloatKernel::<F>::new(t, Direction::Decode, p, isa);
+            // `largest / 0.1` overflows; a tenth of it does not (nor does its sum).
+            let tenth = largest / F::from_f64(10.5);
+            let mut input = vec![F::one(); 100];
+            input[40] = tenth;
+            input[41] = -tenth;
+            input[42] = F::infinity();
+            let mut output = vec![F::zero(); 100];
+            Typed::convert_typed(&kernel, &input, &mut output).unwrap();
+            for (i, (x, y)) in input.iter().zip(&output).enumerate() {
+                let want = element(t, Direction::Decode, p, x.to_bits()).unwrap();
+                assert_eq!(y.to_bits(), want, "{t} {isa:?} element {i}");
+            }
+            for (position, x) in [(70, largest), (3, -largest)] {
+                let mut input = input.clone();
+                input[position] = x;
+                let error = Typed::convert_typed(&kernel, &input, &mut output).unwrap_err();
+                assert_eq!(error.index, position, "{t} {isa:?}");
+                assert_eq!(error.fault.kind, FaultKind::OutOfRange);
+            }
+        }
+    }
+    check(NumericType::Float32, f32::MAX);
+    check(NumericType::Float64, f64::MAX);
+}
