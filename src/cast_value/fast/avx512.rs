@@ -105,7 +105,7 @@ pub(super) unsafe fn convert<R: Register>(
     }
 }
 
-/// [`convert`] for one rounding: the loop of the kind and width.
+/// [`convert`] for one rounding: the loop of the kind.
 ///
 /// # Safety
 /// As for [`convert`].
@@ -114,22 +114,13 @@ unsafe fn by_kind<R: Register, const ROUND: i32, const AWAY: u8>(
     input: &[R::Element],
     output: *mut u8,
 ) -> (usize, bool) {
-    macro_rules! by_width {
-        ($kind:expr) => {
-            if c.width == 1 {
-                groups::<R, ROUND, AWAY, 1, { $kind }>(c, input, output)
-            } else {
-                groups::<R, ROUND, AWAY, 2, { $kind }>(c, input, output)
-            }
-        };
-    }
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
         match c.kind {
-            CLAMP => by_width!(CLAMP),
-            CLAMP_NAN_LOW => by_width!(CLAMP_NAN_LOW),
-            WRAP => by_width!(WRAP),
-            _ => by_width!(RANGE),
+            CLAMP => groups::<R, ROUND, AWAY, CLAMP>(c, input, output),
+            CLAMP_NAN_LOW => groups::<R, ROUND, AWAY, CLAMP_NAN_LOW>(c, input, output),
+            WRAP => groups::<R, ROUND, AWAY, WRAP>(c, input, output),
+            _ => groups::<R, ROUND, AWAY, RANGE>(c, input, output),
         }
     }
 }
@@ -161,19 +152,20 @@ impl Narrow {
         }
     }
 
-    /// Stores the low `WIDTH` bytes of the group's 64 integers, sixteen to a register in `words`,
+    /// Stores the low `width` bytes (1 or 2) of the group's 64 integers, sixteen to a register in
+    /// `words`,
     /// from `at` on: by saturating packs (which leave integers within the target's range
     /// unchanged, and `any` integers, as `wrap` gives them, once masked to their low bytes) and
     /// one permute that undoes the packs' interleaving of 128-bit lanes.
     ///
     /// # Safety
-    /// The CPU must support AVX-512 F and BW; `at` must be valid for writes of `64 × WIDTH`
+    /// The CPU must support AVX-512 F and BW; `at` must be valid for writes of `64 × width`
     /// bytes.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw")]
-    unsafe fn store<const WIDTH: usize>(&self, any: bool, words: [__m512i; 4], at: *mut u8) {
+    unsafe fn store(&self, width: usize, any: bool, words: [__m512i; 4], at: *mut u8) {
         let [d0, d1, d2, d3] = if any {
-            let mask = _mm512_set1_epi32(if WIDTH == 1 { 0xFF } else { 0xFFFF });
+            let mask = _mm512_set1_epi32(if width == 1 { 0xFF } else { 0xFFFF });
             words.map(|d| _mm512_and_si512(d, mask))
         } else {
             words
@@ -181,7 +173,7 @@ impl Narrow {
         let signed = self.signed && !any;
         // SAFETY: the caller's guarantee (unaligned stores).
         unsafe {
-            if WIDTH == 1 {
+            if width == 1 {
                 // Every 8-bit target's values are 16-bit integers.
                 let (w0, w1) = (_mm512_packs_epi32(d0, d1), _mm512_packs_epi32(d2, d3));
                 let bytes = if signed {
@@ -208,15 +200,9 @@ impl Narrow {
 /// The loop over whole groups.
 ///
 /// # Safety
-/// As for [`convert`], with `WIDTH` the constants' width and `KIND` their kind.
+/// As for [`convert`], with `KIND` the constants' kind.
 #[target_feature(enable = "avx512f,avx512bw,avx512dq")]
-unsafe fn groups<
-    R: Register,
-    const ROUND: i32,
-    const AWAY: u8,
-    const WIDTH: usize,
-    const KIND: u8,
->(
+unsafe fn groups<R: Register, const ROUND: i32, const AWAY: u8, const KIND: u8>(
     c: Constants,
     input: &[R::Element],
     output: *mut u8,
@@ -277,11 +263,11 @@ unsafe fn groups<
                 }
             }
         }
-        // SAFETY: the group's `64 × WIDTH` output bytes lie within `output`; the caller's CPU
+        // SAFETY: the group's `64 × width` output bytes lie within `output`; the caller's CPU
         // has the instruction sets.
         unsafe {
             let words = R::doublewords(&lanes, narrow.evens);
-            narrow.store::<WIDTH>(KIND == WRAP, words, output.add(done * WIDTH));
+            narrow.store(c.width, KIND == WRAP, words, output.add(done * c.width));
         }
         done += GROUP;
     }
