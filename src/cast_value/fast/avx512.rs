@@ -61,7 +61,7 @@ const NONE: u8 = 0;
 const UNSIGNED: u8 = 1;
 const SIGNED: u8 = 2;
 
-/// Elements per group: eight registers.
+/// Elements per group: eight registers of float64, four of float32.
 const GROUP: usize = 64;
 
 /// The low doublewords of the 64-bit lanes of two registers (`vpermt2d`).
