@@ -54,6 +54,18 @@ pub(crate) trait HwFloat:
     /// Whether the encoding `bits` has its sign bit set.
     fn sign_bit(bits: Self::Bits) -> bool;
 
+    /// The encoding of `|self|` xor that of +Infinity: zero exactly for the infinities (NaN
+    /// included among the others), so that the least of a block's is zero exactly when the block
+    /// holds one (two integer operations per element).
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn infinity_gap(self) -> Self::Bits {
+        (self.encoding() & !(-Self::zero()).encoding()) ^ Self::infinity().encoding()
+    }
+
     /// The value as f64 (exact).
     fn to_f64(self) -> f64;
     /// An f64 as this float (exact only for values it holds).

@@ -176,18 +176,17 @@ impl<S: Copy, F: HwFloat, D: Dividend<S, F>> WithQuotient<F> for Decode<'_, S, F
         // The sign bits of `safe - |d|` and of the quotient's flags, gathered. NaN is not beyond:
         // its magnitude is a positive NaN, and so is the difference.
         let mut signs = F::Bits::zero();
-        // With a correctly rounded quotient, the least `|y| ^ infinity` instead, zero exactly
-        // when a result is infinite: where the decode overflowed (and where `d` was infinite).
-        // Every such element lies beyond `safe`, where the exact path takes it.
-        let (magnitude, infinity) = (!(-F::zero()).encoding(), F::infinity().encoding());
-        let mut least = magnitude;
+        // With a correctly rounded quotient, the least `infinity_gap` of the results instead,
+        // zero exactly when one is infinite: where the decode overflowed (and where `d` was
+        // infinite). Every such element lies beyond `safe`, where the exact path takes it.
+        let mut least = F::zero().infinity_gap();
         for (&x, y) in self.input.iter().zip(self.output.iter_mut()) {
             let d = self.dividend.of(x);
             let (q, unsure) = quotient.quotient(d);
             let decoded = q + self.offset;
             y.write(decoded);
             if Q::CORRECTLY_ROUNDED {
-                least = least.min((decoded.encoding() & magnitude) ^ infinity);
+                least = least.min(decoded.infinity_gap());
             } else {
                 signs |= unsure | (self.safe - d.abs()).encoding();
             }

@@ -25,18 +25,12 @@ use std::arch::x86_64::{
 
 use register::Register;
 
+use super::float_to_int::clamps;
+use super::float_to_int::{CLAMP, CLAMP_NAN_LOW, RANGE, WRAP};
 use crate::numeric::RoundingMode;
 
 #[path = "avx512_register.rs"]
 mod register;
-
-/// What a loop does besides rounding: clamp to `[lo, hi]` (replacing NaN first, or where NaN's
-/// replacement is `lo`, by the clamp itself), wrap, or check that the rounded integers lie in
-/// `[lo, hi]`.
-pub(super) const CLAMP: u8 = 0;
-pub(super) const CLAMP_NAN_LOW: u8 = 1;
-pub(super) const WRAP: u8 = 2;
-pub(super) const RANGE: u8 = 3;
 
 /// The constants of a loop.
 #[derive(Clone, Copy, Debug)]
@@ -50,8 +44,6 @@ pub(super) struct Constants {
     pub(super) nan: f64,
     /// The target's bytes per element: 1 or 2.
     pub(super) width: usize,
-    /// Whether the target is signed.
-    pub(super) signed: bool,
 }
 
 /// How `nearest-away` adds `copysign(1/2 - 2^-53, c)` before truncating: not at all (the other
@@ -91,7 +83,7 @@ pub(super) unsafe fn convert<R: Register>(
     const DOWN: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
     let c = constants;
     // Clamped to a range without negative values, what is rounded is not negative.
-    let unsigned = matches!(c.kind, CLAMP | CLAMP_NAN_LOW) && c.lo >= 0.0;
+    let unsigned = clamps(c.kind) && c.lo >= 0.0;
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
         match rounding {
@@ -221,7 +213,7 @@ unsafe fn groups<R: Register, const ROUND: i32, const AWAY: u8, const KIND: u8>(
     let (constants, narrow, mut least, mut most) = unsafe {
         (
             [c.lo, c.hi, c.nan, -0.0, R::BELOW_HALF, 0.0].map(|x| R::splat(x)),
-            Narrow::new(c.signed),
+            Narrow::new(c.lo < 0.0),
             R::splat_extreme::<true>(),
             R::splat_extreme::<false>(),
         )
@@ -241,7 +233,7 @@ unsafe fn groups<R: Register, const ROUND: i32, const AWAY: u8, const KIND: u8>(
                 } else {
                     R::fixup(nan, w, nan_to_first)
                 };
-                let w = if KIND == CLAMP || KIND == CLAMP_NAN_LOW {
+                let w = if clamps(KIND) {
                     // +Infinity and -Infinity: no integer holds them.
                     infinite[k % 4] = R::fixup(infinite[k % 4], w, infinity_mark);
                     // `max` gives its second operand for a NaN `w`: `lo`, NaN's replacement.

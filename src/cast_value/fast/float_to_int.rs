@@ -7,7 +7,7 @@
 //! allows:
 //! - `clamp` clamps the element to the target's bounds (rounding is monotonic and the bounds are
 //!   integers, so clamping before rounding gives the same result); only the infinities are
-//!   undecided, found as a zero least `encoding(|w|) ^ encoding(+Infinity)`;
+//!   undecided, found as a zero least [`HwFloat::infinity_gap`];
 //! - without a mode, and with `wrap`, elements need no clamp: those that do not round into the
 //!   range (or, when wrapping, lie beyond the magnitude up to which wrapping is exact) are
 //!   undecided, found as the sign bits of `w - below` and `above - w`;
@@ -101,10 +101,8 @@ fn rounding_thresholds<C: HwFloat>(mode: RoundingMode, lo: C, hi: C) -> (C, C) {
 #[derive(Debug)]
 pub(crate) struct FloatToInt<F, W, C> {
     rounding: RoundingMode,
-    /// The loop: [`BOUNDED`], [`CLAMP`] or [`CLAMP_NAN_LOW`].
+    /// The kind: [`CLAMP`], [`CLAMP_NAN_LOW`], [`WRAP`] or [`RANGE`].
     kind: u8,
-    /// Whether out-of-range elements wrap.
-    wraps: bool,
     /// When wrapping into a target narrower than `W` (int4, say): how to sign-extend its bits.
     /// (The low bits of the sum are already the wrapped value of a target as wide as `W`.)
     wrap: Option<Wrap<W>>,
@@ -120,11 +118,21 @@ pub(crate) struct FloatToInt<F, W, C> {
     source: std::marker::PhantomData<fn() -> F>,
 }
 
-/// The loops, by what they do besides rounding: check bounds (no mode, `wrap`), clamp, or clamp
-/// where the clamp also replaces NaN.
-const BOUNDED: u8 = 0;
-const CLAMP: u8 = 1;
-const CLAMP_NAN_LOW: u8 = 2;
+/// The kinds of configuration, by what a loop does besides rounding: clamp (replacing NaN first),
+/// clamp where the clamp also replaces NaN (the map sends it to the lower bound), wrap, or check
+/// the range (no mode). The compiler's loop checks the bounds `[below, above]` for both of the
+/// last two (for `wrap`, the magnitude up to which its wrapping is exact) and runs `RANGE`'s loop
+/// for `WRAP`; the AVX-512 loop checks the converted integers, for `wrap` only the conversion's
+/// indefinite value.
+pub(super) const CLAMP: u8 = 0;
+pub(super) const CLAMP_NAN_LOW: u8 = 1;
+pub(super) const WRAP: u8 = 2;
+pub(super) const RANGE: u8 = 3;
+
+/// Whether a kind clamps.
+pub(super) const fn clamps(kind: u8) -> bool {
+    kind == CLAMP || kind == CLAMP_NAN_LOW
+}
 
 /// The rounding modes as constants, so that each gets a loop of its own with its own rounding
 /// instruction.
@@ -185,26 +193,26 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         let kind = match out_of_range {
             Some(OutOfRangeMode::Clamp) if nan == lo => CLAMP_NAN_LOW,
             Some(OutOfRangeMode::Clamp) => CLAMP,
-            _ => BOUNDED,
+            Some(OutOfRangeMode::Wrap) => WRAP,
+            None => RANGE,
         };
         // On a clamped range without negative values, `towards-negative` is `towards-zero` (and
         // without positive ones, `towards-positive` is), which truncates in one conversion.
         let rounding = match rounding {
-            RoundingMode::TowardsNegative if kind != BOUNDED && lo >= C::zero() => {
+            RoundingMode::TowardsNegative if clamps(kind) && lo >= C::zero() => {
                 RoundingMode::TowardsZero
             }
-            RoundingMode::TowardsPositive if kind != BOUNDED && hi <= C::zero() => {
+            RoundingMode::TowardsPositive if clamps(kind) && hi <= C::zero() => {
                 RoundingMode::TowardsZero
             }
             mode => mode,
         };
-        let wraps = out_of_range == Some(OutOfRangeMode::Wrap);
         Self {
             rounding,
             kind,
-            wraps,
-            wrap: (wraps && usize::try_from(to.bits).is_ok_and(|bits| bits < 8 * size_of::<W>()))
-                .then(|| Wrap::new(to.bits, to.signed)),
+            wrap: (kind == WRAP
+                && usize::try_from(to.bits).is_ok_and(|bits| bits < 8 * size_of::<W>()))
+            .then(|| Wrap::new(to.bits, to.signed)),
             nan,
             lo,
             hi,
@@ -233,22 +241,20 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         // Sign bits, gathered: set if some element is undecided (the sign of a difference is
         // exact; infinities included).
         let mut signs = C::Bits::zero();
-        // Clamped, only the infinities are undecided: exactly the elements whose magnitude has
-        // the encoding of +Infinity, so that the least `magnitude ^ infinity` of the block is zero
-        // exactly when one is (two integer operations per element, NaN included).
-        let (magnitude, infinity) = (!(-C::zero()).encoding(), C::infinity().encoding());
-        let mut least = magnitude;
+        // Clamped, only the infinities are undecided: the least `infinity_gap` of the block is
+        // zero exactly when it holds one.
+        let mut least = C::zero().infinity_gap();
         for (&x, y) in input.iter().zip(output.iter_mut()) {
             let w: C = x.as_();
             let c = if KIND == CLAMP_NAN_LOW {
                 // Clamped by selects; the first one takes NaN to `lo`, its replacement.
-                least = least.min((w.encoding() & magnitude) ^ infinity);
+                least = least.min(w.infinity_gap());
                 let c = if w > lo { w } else { lo };
                 if c < hi { c } else { hi }
             } else {
                 let w = if w.is_nan() { nan } else { w };
                 if KIND == CLAMP {
-                    least = least.min((w.encoding() & magnitude) ^ infinity);
+                    least = least.min(w.infinity_gap());
                     let c = if w > lo { w } else { lo };
                     if c < hi { c } else { hi }
                 } else {
@@ -256,7 +262,7 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
                     w
                 }
             };
-            let bits = if KIND != BOUNDED && (MODE == TOWARDS_ZERO || MODE == NEAREST_AWAY) {
+            let bits = if clamps(KIND) && (MODE == TOWARDS_ZERO || MODE == NEAREST_AWAY) {
                 // Clamped, `c` is finite and within the target's range, and the truncating
                 // conversion rounds towards zero by itself; `nearest-away` is the truncation of
                 // `c + copysign(0.5 - 2^-p, c)`, exactly (the standard library's own `round`).
@@ -291,7 +297,7 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         match self.kind {
             CLAMP_NAN_LOW => self.run::<CLAMP_NAN_LOW, MODE>(input, output),
             CLAMP => self.run::<CLAMP, MODE>(input, output),
-            _ => self.run::<BOUNDED, MODE>(input, output),
+            _ => self.run::<RANGE, MODE>(input, output),
         }
     }
 }
@@ -331,19 +337,12 @@ where
         if !(isa.is_avx512() && size_of::<W>() <= 2 && F::FORMAT == C::FORMAT) {
             return None;
         }
-        let kind = match self.kind {
-            CLAMP_NAN_LOW => avx512::CLAMP_NAN_LOW,
-            CLAMP => avx512::CLAMP,
-            _ if self.wraps => avx512::WRAP,
-            _ => avx512::RANGE,
-        };
         let constants = avx512::Constants {
-            kind,
+            kind: self.kind,
             lo: self.lo.to_f64(),
             hi: self.hi.to_f64(),
             nan: self.nan.to_f64(),
             width: size_of::<W>(),
-            signed: self.lo < C::zero(),
         };
         assert_eq!(
             input.len(),
