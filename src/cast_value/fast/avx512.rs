@@ -7,7 +7,11 @@
 //! one fixup operation replaces NaN and another marks the infinities, and a group of 64 elements
 //! is narrowed at once by the low doublewords of its integers and saturating packs.
 //!
-//! Clamped, the results are those of the compiler's loop. Without a clamp the range is checked on
+//! Clamped, the results are those of the compiler's loop. Where the conversion keeps the target's
+//! least value (float32's signed 32-bit integers, float64's unsigned 64-bit ones for targets
+//! without negative values), the clamp's low side costs no operation of its own: the conversion
+//! gives what lies below it (and NaN, where the map sends NaN to the least value) an integer no
+//! greater than the least, which the saturating packs raise to it. Without a clamp the range is checked on
 //! the rounded integers: a conversion gives the integer's least value for NaN, the infinities and
 //! magnitudes beyond its range, so `wrap` (whose low bits are then exact) is undecided only where
 //! the least integer is that value, and no mode where the least or the largest lies outside the
@@ -18,9 +22,10 @@
 use std::arch::x86_64::{
     __m512i, _MM_FROUND_NO_EXC, _MM_FROUND_TO_NEAREST_INT, _MM_FROUND_TO_NEG_INF,
     _MM_FROUND_TO_POS_INF, _MM_FROUND_TO_ZERO, _mm512_and_si512, _mm512_loadu_si512,
-    _mm512_packs_epi16, _mm512_packs_epi32, _mm512_packus_epi16, _mm512_packus_epi32,
-    _mm512_permutexvar_epi32, _mm512_permutexvar_epi64, _mm512_set1_epi32, _mm512_setzero_si512,
-    _mm512_storeu_si512,
+    _mm512_max_epi8, _mm512_max_epi16, _mm512_max_epu8, _mm512_max_epu16, _mm512_packs_epi16,
+    _mm512_packs_epi32, _mm512_packus_epi16, _mm512_packus_epi32, _mm512_permutexvar_epi32,
+    _mm512_permutexvar_epi64, _mm512_set1_epi8, _mm512_set1_epi16, _mm512_set1_epi32,
+    _mm512_setzero_si512, _mm512_storeu_si512,
 };
 
 use register::Register;
@@ -87,21 +92,40 @@ pub(super) unsafe fn convert<R: Register>(
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
         match rounding {
-            RoundingMode::NearestEven => by_kind::<R, NEAREST, NONE>(c, input, output),
-            RoundingMode::NearestAway if unsigned => by_kind::<R, ZERO, UNSIGNED>(c, input, output),
-            RoundingMode::NearestAway => by_kind::<R, ZERO, SIGNED>(c, input, output),
-            RoundingMode::TowardsZero => by_kind::<R, ZERO, NONE>(c, input, output),
-            RoundingMode::TowardsPositive => by_kind::<R, UP, NONE>(c, input, output),
-            RoundingMode::TowardsNegative => by_kind::<R, DOWN, NONE>(c, input, output),
+            RoundingMode::NearestEven if R::FLOORS_SIGNED || unsigned => {
+                by_kind::<R, NEAREST, NONE, true>(c, input, output)
+            }
+            RoundingMode::NearestEven => by_kind::<R, NEAREST, NONE, false>(c, input, output),
+            RoundingMode::NearestAway if unsigned => {
+                by_kind::<R, ZERO, UNSIGNED, true>(c, input, output)
+            }
+            RoundingMode::NearestAway if R::FLOORS_SIGNED => {
+                by_kind::<R, ZERO, SIGNED, true>(c, input, output)
+            }
+            RoundingMode::NearestAway => by_kind::<R, ZERO, SIGNED, false>(c, input, output),
+            RoundingMode::TowardsZero if R::FLOORS_SIGNED || unsigned => {
+                by_kind::<R, ZERO, NONE, true>(c, input, output)
+            }
+            RoundingMode::TowardsZero => by_kind::<R, ZERO, NONE, false>(c, input, output),
+            RoundingMode::TowardsPositive if R::FLOORS_SIGNED || unsigned => {
+                by_kind::<R, UP, NONE, true>(c, input, output)
+            }
+            RoundingMode::TowardsPositive => by_kind::<R, UP, NONE, false>(c, input, output),
+            RoundingMode::TowardsNegative if R::FLOORS_SIGNED || unsigned => {
+                by_kind::<R, DOWN, NONE, true>(c, input, output)
+            }
+            RoundingMode::TowardsNegative => by_kind::<R, DOWN, NONE, false>(c, input, output),
         }
     }
 }
 
-/// [`convert`] for one rounding: the loop of the kind.
+/// [`convert`] for one rounding: the loop of the kind. With `PACKED` a clamp leaves its low side
+/// to the conversion and the packs (see [`groups`]).
 ///
 /// # Safety
-/// As for [`convert`].
-unsafe fn by_kind<R: Register, const ROUND: i32, const AWAY: u8>(
+/// As for [`convert`]; with `PACKED`, [`Register::convert_floored`] keeps the target's least
+/// value.
+unsafe fn by_kind<R: Register, const ROUND: i32, const AWAY: u8, const PACKED: bool>(
     c: Constants,
     input: &[R::Element],
     output: *mut u8,
@@ -109,10 +133,10 @@ unsafe fn by_kind<R: Register, const ROUND: i32, const AWAY: u8>(
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
         match c.kind {
-            CLAMP => groups::<R, ROUND, AWAY, CLAMP>(c, input, output),
-            CLAMP_NAN_LOW => groups::<R, ROUND, AWAY, CLAMP_NAN_LOW>(c, input, output),
-            WRAP => groups::<R, ROUND, AWAY, WRAP>(c, input, output),
-            _ => groups::<R, ROUND, AWAY, RANGE>(c, input, output),
+            CLAMP => groups::<R, ROUND, AWAY, CLAMP, PACKED>(c, input, output),
+            CLAMP_NAN_LOW => groups::<R, ROUND, AWAY, CLAMP_NAN_LOW, PACKED>(c, input, output),
+            WRAP => groups::<R, ROUND, AWAY, WRAP, false>(c, input, output),
+            _ => groups::<R, ROUND, AWAY, RANGE, false>(c, input, output),
         }
     }
 }
@@ -125,30 +149,67 @@ struct Narrow {
     word_order: __m512i,
     /// Whether the target is signed (which packs saturate as it does).
     signed: bool,
+    /// The target's least value in every byte or word, where it lies above the least value the
+    /// packs saturate to (int4's -8, say).
+    floor: Option<__m512i>,
 }
 
 impl Narrow {
-    /// The tables.
+    /// The tables for a target whose least value is `lo`, of `width` bytes.
     ///
     /// # Safety
-    /// The CPU must support AVX-512 F.
-    #[target_feature(enable = "avx512f")]
-    unsafe fn new(signed: bool) -> Self {
+    /// The CPU must support AVX-512 F and BW.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn new(lo: f64, width: usize) -> Self {
         // SAFETY: each table holds 64 bytes (unaligned loads).
         let load = |table: *const u8| unsafe { _mm512_loadu_si512(table.cast()) };
+        let signed = lo < 0.0;
+        let least = match (signed, width) {
+            (false, _) => 0.0,
+            (true, 1) => f64::from(i8::MIN),
+            (true, _) => f64::from(i16::MIN),
+        };
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "an integer of at most 16 bits"
+        )]
+        let floor = (lo > least).then(|| {
+            if width == 1 {
+                _mm512_set1_epi8(lo as i8)
+            } else {
+                _mm512_set1_epi16(lo as i16)
+            }
+        });
         Self {
             evens: load(EVENS.as_ptr().cast()),
             byte_order: load(BYTE_ORDER.as_ptr().cast()),
             word_order: load(WORD_ORDER.as_ptr().cast()),
             signed,
+            floor,
+        }
+    }
+
+    /// `bytes` (`width` 1) or words raised to the target's least value.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512 BW.
+    #[inline]
+    #[target_feature(enable = "avx512bw")]
+    unsafe fn raise(&self, width: usize, values: __m512i) -> __m512i {
+        match (self.floor, self.signed, width) {
+            (None, ..) => values,
+            (Some(floor), true, 1) => _mm512_max_epi8(values, floor),
+            (Some(floor), false, 1) => _mm512_max_epu8(values, floor),
+            (Some(floor), true, _) => _mm512_max_epi16(values, floor),
+            (Some(floor), false, _) => _mm512_max_epu16(values, floor),
         }
     }
 
     /// Stores the low `width` bytes (1 or 2) of the group's 64 integers, sixteen to a register in
-    /// `words`,
-    /// from `at` on: by saturating packs (which leave integers within the target's range
-    /// unchanged, and `any` integers, as `wrap` gives them, once masked to their low bytes) and
-    /// one permute that undoes the packs' interleaving of 128-bit lanes.
+    /// `words`, from `at` on: by saturating packs (which leave integers within the target's range
+    /// unchanged, raise those below it to its least value and, once masked to their low bytes,
+    /// keep `any` integers, as `wrap` gives them) and one permute that undoes the packs'
+    /// interleaving of 128-bit lanes.
     ///
     /// # Safety
     /// The CPU must support AVX-512 F and BW; `at` must be valid for writes of `64 × width`
@@ -173,6 +234,7 @@ impl Narrow {
                 } else {
                     _mm512_packus_epi16(w0, w1)
                 };
+                let bytes = if any { bytes } else { self.raise(1, bytes) };
                 let bytes = _mm512_permutexvar_epi32(self.byte_order, bytes);
                 _mm512_storeu_si512(at.cast(), bytes);
             } else {
@@ -180,6 +242,11 @@ impl Narrow {
                     (_mm512_packs_epi32(d0, d1), _mm512_packs_epi32(d2, d3))
                 } else {
                     (_mm512_packus_epi32(d0, d1), _mm512_packus_epi32(d2, d3))
+                };
+                let (w0, w1) = if any {
+                    (w0, w1)
+                } else {
+                    (self.raise(2, w0), self.raise(2, w1))
                 };
                 _mm512_storeu_si512(at.cast(), _mm512_permutexvar_epi64(self.word_order, w0));
                 let high = _mm512_permutexvar_epi64(self.word_order, w1);
@@ -189,12 +256,21 @@ impl Narrow {
     }
 }
 
-/// The loop over whole groups.
+/// The loop over whole groups. A clamp takes the high side as a `min` in floating point and the
+/// low side either as a `max` too or, with `PACKED`, by the conversion (which gives, below the
+/// range and for NaN, an integer no greater than the target's least value) and the saturating
+/// packs: one operation less per register.
 ///
 /// # Safety
-/// As for [`convert`], with `KIND` the constants' kind.
+/// As for [`by_kind`], with `KIND` the constants' kind.
 #[target_feature(enable = "avx512f,avx512bw,avx512dq")]
-unsafe fn groups<R: Register, const ROUND: i32, const AWAY: u8, const KIND: u8>(
+unsafe fn groups<
+    R: Register,
+    const ROUND: i32,
+    const AWAY: u8,
+    const KIND: u8,
+    const PACKED: bool,
+>(
     c: Constants,
     input: &[R::Element],
     output: *mut u8,
@@ -213,7 +289,7 @@ unsafe fn groups<R: Register, const ROUND: i32, const AWAY: u8, const KIND: u8>(
     let (constants, narrow, mut least, mut most) = unsafe {
         (
             [c.lo, c.hi, c.nan, -0.0, R::BELOW_HALF, 0.0].map(|x| R::splat(x)),
-            Narrow::new(c.lo < 0.0),
+            Narrow::new(c.lo, c.width),
             R::splat_extreme::<true>(),
             R::splat_extreme::<false>(),
         )
@@ -236,8 +312,12 @@ unsafe fn groups<R: Register, const ROUND: i32, const AWAY: u8, const KIND: u8>(
                 let w = if clamps(KIND) {
                     // +Infinity and -Infinity: no integer holds them.
                     infinite[k % 4] = R::fixup(infinite[k % 4], w, infinity_mark);
-                    // `max` gives its second operand for a NaN `w`: `lo`, NaN's replacement.
-                    w.clamp(lo, hi)
+                    if PACKED {
+                        w.below(hi)
+                    } else {
+                        // `max` gives its second operand for a NaN `w`: `lo`, NaN's replacement.
+                        w.clamp(lo, hi)
+                    }
                 } else {
                     w
                 };
@@ -246,7 +326,11 @@ unsafe fn groups<R: Register, const ROUND: i32, const AWAY: u8, const KIND: u8>(
                     SIGNED => w.away(Some(sign), half),
                     _ => w,
                 };
-                *lane = w.convert::<ROUND>();
+                *lane = if PACKED {
+                    w.convert_floored::<ROUND>()
+                } else {
+                    w.convert::<ROUND>()
+                };
                 if KIND == WRAP || KIND == RANGE {
                     least = R::extreme::<false>(least, *lane);
                 }

@@ -10,10 +10,10 @@ use std::arch::x86_64::{
     __m512, __m512d, __m512i, _mm512_add_pd, _mm512_add_ps, _mm512_and_pd, _mm512_and_ps,
     _mm512_castpd_si512, _mm512_castps_si512, _mm512_cmpgt_epi32_mask, _mm512_cmpgt_epi64_mask,
     _mm512_cmplt_epi32_mask, _mm512_cmplt_epi64_mask, _mm512_cvt_roundpd_epi64,
-    _mm512_cvt_roundps_epi32, _mm512_fixupimm_pd, _mm512_fixupimm_ps, _mm512_loadu_pd,
-    _mm512_loadu_ps, _mm512_max_epi32, _mm512_max_epi64, _mm512_max_pd, _mm512_max_ps,
-    _mm512_min_epi32, _mm512_min_epi64, _mm512_min_pd, _mm512_min_ps, _mm512_or_pd, _mm512_or_ps,
-    _mm512_permutex2var_epi32, _mm512_set1_epi32, _mm512_set1_epi64, _mm512_set1_pd,
+    _mm512_cvt_roundpd_epu64, _mm512_cvt_roundps_epi32, _mm512_fixupimm_pd, _mm512_fixupimm_ps,
+    _mm512_loadu_pd, _mm512_loadu_ps, _mm512_max_epi32, _mm512_max_epi64, _mm512_max_pd,
+    _mm512_max_ps, _mm512_min_epi32, _mm512_min_epi64, _mm512_min_pd, _mm512_min_ps, _mm512_or_pd,
+    _mm512_or_ps, _mm512_permutex2var_epi32, _mm512_set1_epi32, _mm512_set1_epi64, _mm512_set1_pd,
     _mm512_set1_ps, _mm512_test_epi32_mask,
 };
 
@@ -31,6 +31,9 @@ pub(crate) trait Register: Copy {
     const INDEFINITE: i64;
     /// `1/2 - ulp/4`: the largest value below 1/2.
     const BELOW_HALF: f64;
+    /// Whether [`Register::convert_floored`] keeps the negative integers of 32 bits as well as
+    /// the others (float32), or only those not negative (float64).
+    const FLOORS_SIGNED: bool;
 
     /// A register of the elements from `at` on (an unaligned load).
     unsafe fn load(at: *const Self::Element) -> Self;
@@ -41,11 +44,19 @@ pub(crate) trait Register: Copy {
     unsafe fn fixup(a: Self, b: Self, table: __m512i) -> Self;
     /// `min(max(self, lo), hi)`: `lo` for NaN.
     unsafe fn clamp(self, lo: Self, hi: Self) -> Self;
+    /// `min(self, hi)`: NaN for NaN.
+    unsafe fn below(self, hi: Self) -> Self;
     /// `self + (self & sign | half)`, or `self + half` where `sign` is `None`.
     unsafe fn away(self, sign: Option<Self>, half: Self) -> Self;
     /// The lanes converted to integers by the rounding `ROUND`: the integer's indefinite value
     /// (its least) for NaN, the infinities and what lies beyond its range.
     unsafe fn convert<const ROUND: i32>(self) -> __m512i;
+    /// The lanes converted to integers by the rounding `ROUND` for a clamp whose low side the
+    /// saturating packs take: the low doubleword of each integer is the rounded lane where that
+    /// lies in `[0, 2^31)` (`[-2^31, 2^31)` where [`Register::FLOORS_SIGNED`]), and below those
+    /// values (and for NaN) a negative doubleword less than all of them: `-1` from float64 (the
+    /// unsigned conversion's indefinite integer), at most the rounded lane from float32.
+    unsafe fn convert_floored<const ROUND: i32>(self) -> __m512i;
     /// The least (`MOST` false) or largest integers of `a` and `b`, lane by lane.
     unsafe fn extreme<const MOST: bool>(a: __m512i, b: __m512i) -> __m512i;
     /// The least (`MOST` false) or largest integer, in every lane.
@@ -63,6 +74,7 @@ impl Register for __m512d {
     const COUNT: usize = 8;
     const INDEFINITE: i64 = i64::MIN;
     const BELOW_HALF: f64 = 0.5 - f64::EPSILON / 4.0;
+    const FLOORS_SIGNED: bool = false;
 
     #[inline(always)]
     unsafe fn load(at: *const f64) -> Self {
@@ -89,6 +101,12 @@ impl Register for __m512d {
     }
 
     #[inline(always)]
+    unsafe fn below(self, hi: Self) -> Self {
+        // SAFETY: the caller's guarantees (`min` gives its second operand for NaN).
+        unsafe { _mm512_min_pd(hi, self) }
+    }
+
+    #[inline(always)]
     unsafe fn away(self, sign: Option<Self>, half: Self) -> Self {
         // SAFETY: the caller's guarantees.
         unsafe {
@@ -101,6 +119,12 @@ impl Register for __m512d {
     unsafe fn convert<const ROUND: i32>(self) -> __m512i {
         // SAFETY: the caller's guarantees.
         unsafe { _mm512_cvt_roundpd_epi64::<ROUND>(self) }
+    }
+
+    #[inline(always)]
+    unsafe fn convert_floored<const ROUND: i32>(self) -> __m512i {
+        // SAFETY: the caller's guarantees.
+        unsafe { _mm512_cvt_roundpd_epu64::<ROUND>(self) }
     }
 
     #[inline(always)]
@@ -157,6 +181,7 @@ impl Register for __m512 {
     const COUNT: usize = 4;
     const INDEFINITE: i64 = i32::MIN as i64;
     const BELOW_HALF: f64 = 0.5 - f32::EPSILON as f64 / 4.0;
+    const FLOORS_SIGNED: bool = true;
 
     #[inline(always)]
     unsafe fn load(at: *const f32) -> Self {
@@ -186,6 +211,12 @@ impl Register for __m512 {
     }
 
     #[inline(always)]
+    unsafe fn below(self, hi: Self) -> Self {
+        // SAFETY: the caller's guarantees (`min` gives its second operand for NaN).
+        unsafe { _mm512_min_ps(hi, self) }
+    }
+
+    #[inline(always)]
     unsafe fn away(self, sign: Option<Self>, half: Self) -> Self {
         // SAFETY: the caller's guarantees.
         unsafe {
@@ -197,6 +228,12 @@ impl Register for __m512 {
     #[inline(always)]
     unsafe fn convert<const ROUND: i32>(self) -> __m512i {
         // SAFETY: the caller's guarantees.
+        unsafe { _mm512_cvt_roundps_epi32::<ROUND>(self) }
+    }
+
+    #[inline(always)]
+    unsafe fn convert_floored<const ROUND: i32>(self) -> __m512i {
+        // SAFETY: the caller's guarantees (the indefinite integer is the least).
         unsafe { _mm512_cvt_roundps_epi32::<ROUND>(self) }
     }
 

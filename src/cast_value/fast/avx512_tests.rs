@@ -10,9 +10,9 @@ use crate::numeric::{
 };
 use crate::reference::Seeded;
 
-/// Elements where the casts change behaviour, around the bounds of every 8- and 16-bit
-/// target and at every half-integer step, then small values by eighths; no infinity (which would
-/// leave a group undecided).
+/// Elements where the casts change behaviour, around the bounds of every 8- and 16-bit target
+/// and of the 32- and 64-bit integers, and at every half-integer step, then small values by
+/// eighths; no infinity (which would leave a group undecided).
 fn edges() -> Vec<f64> {
     // Quiet and signalling NaNs of both signs.
     let nans = [
@@ -22,6 +22,14 @@ fn edges() -> Vec<f64> {
     ];
     let mut inputs = nans.map(f64::from_bits).to_vec();
     inputs.extend([0.0, -0.0, f64::MAX, -f64::MAX, 1e-300, 5e-324]);
+    // The bounds of the conversions' integers (whose low doublewords the clamps without a lower
+    // `max` narrow), and their neighbours.
+    for exponent in [31, 32, 63, 64] {
+        let edge = 2f64.powi(exponent);
+        for x in [edge, -edge] {
+            inputs.extend([x, x.next_up(), x.next_down()]);
+        }
+    }
     for edge in [
         0.0, 127.0, 128.0, 255.0, 256.0, 32_767.0, 32_768.0, 65_535.0, 65_536.0,
     ] {
