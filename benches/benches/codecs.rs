@@ -50,7 +50,6 @@ struct Pass {
 
 fn bench_pass(c: &mut Criterion, group: &str, pass: &Pass) {
     let mut group = c.benchmark_group(group);
-
     group.sample_size(10);
     let codec = codec(pass.codec);
     let data_type = (pass.data_type)();

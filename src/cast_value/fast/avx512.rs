@@ -11,8 +11,8 @@
 //! least value (float32's signed 32-bit integers, float64's unsigned 64-bit ones for targets
 //! without negative values), the clamp's low side costs no operation of its own: the conversion
 //! gives what lies below it (and NaN, where the map sends NaN to the least value) an integer no
-//! greater than the least, which the saturating packs raise to it. Without a clamp the range is checked on
-//! the rounded integers: a conversion gives the integer's least value for NaN, the infinities and
+//! greater than the least, which the saturating packs raise to it. Without a clamp the range is
+//! checked on the rounded integers: a conversion gives the integer's least value for NaN, the infinities and
 //! magnitudes beyond its range, so `wrap` (whose low bits are then exact) is undecided only where
 //! the least integer is that value, and no mode where the least or the largest lies outside the
 //! target's range: the elements the compiler's loop finds by its thresholds, while `wrap` decides
@@ -149,18 +149,19 @@ struct Narrow {
     word_order: __m512i,
     /// Whether the target is signed (which packs saturate as it does).
     signed: bool,
-    /// The target's least value in every byte or word, where it lies above the least value the
-    /// packs saturate to (int4's -8, say).
+    /// The target's least value in every byte or word, where the packs take a clamp's low side
+    /// and it lies above the least value they saturate to (int4's -8, say).
     floor: Option<__m512i>,
 }
 
 impl Narrow {
-    /// The tables for a target whose least value is `lo`, of `width` bytes.
+    /// The tables for a target whose least value is `lo`, of `width` bytes; `packed` when the
+    /// packs take a clamp's low side.
     ///
     /// # Safety
     /// The CPU must support AVX-512 F and BW.
     #[target_feature(enable = "avx512f,avx512bw")]
-    unsafe fn new(lo: f64, width: usize) -> Self {
+    unsafe fn new(lo: f64, width: usize, packed: bool) -> Self {
         // SAFETY: each table holds 64 bytes (unaligned loads).
         let load = |table: *const u8| unsafe { _mm512_loadu_si512(table.cast()) };
         let signed = lo < 0.0;
@@ -173,7 +174,7 @@ impl Narrow {
             clippy::cast_possible_truncation,
             reason = "an integer of at most 16 bits"
         )]
-        let floor = (lo > least).then(|| {
+        let floor = (packed && lo > least).then(|| {
             if width == 1 {
                 _mm512_set1_epi8(lo as i8)
             } else {
@@ -207,9 +208,9 @@ impl Narrow {
 
     /// Stores the low `width` bytes (1 or 2) of the group's 64 integers, sixteen to a register in
     /// `words`, from `at` on: by saturating packs (which leave integers within the target's range
-    /// unchanged, raise those below it to its least value and, once masked to their low bytes,
-    /// keep `any` integers, as `wrap` gives them) and one permute that undoes the packs'
-    /// interleaving of 128-bit lanes.
+    /// unchanged, raise those below it to its least value, with the floor's maximum after them,
+    /// and, once masked to their low bytes, keep `any` integers, as `wrap` gives them) and one
+    /// permute that undoes the packs' interleaving of 128-bit lanes.
     ///
     /// # Safety
     /// The CPU must support AVX-512 F and BW; `at` must be valid for writes of `64 × width`
@@ -234,7 +235,7 @@ impl Narrow {
                 } else {
                     _mm512_packus_epi16(w0, w1)
                 };
-                let bytes = if any { bytes } else { self.raise(1, bytes) };
+                let bytes = self.raise(1, bytes);
                 let bytes = _mm512_permutexvar_epi32(self.byte_order, bytes);
                 _mm512_storeu_si512(at.cast(), bytes);
             } else {
@@ -243,11 +244,7 @@ impl Narrow {
                 } else {
                     (_mm512_packus_epi32(d0, d1), _mm512_packus_epi32(d2, d3))
                 };
-                let (w0, w1) = if any {
-                    (w0, w1)
-                } else {
-                    (self.raise(2, w0), self.raise(2, w1))
-                };
+                let (w0, w1) = (self.raise(2, w0), self.raise(2, w1));
                 _mm512_storeu_si512(at.cast(), _mm512_permutexvar_epi64(self.word_order, w0));
                 let high = _mm512_permutexvar_epi64(self.word_order, w1);
                 _mm512_storeu_si512(at.add(64).cast(), high);
@@ -289,7 +286,7 @@ unsafe fn groups<
     let (constants, narrow, mut least, mut most) = unsafe {
         (
             [c.lo, c.hi, c.nan, -0.0, R::BELOW_HALF, 0.0].map(|x| R::splat(x)),
-            Narrow::new(c.lo, c.width),
+            Narrow::new(c.lo, c.width, PACKED),
             R::splat_extreme::<true>(),
             R::splat_extreme::<false>(),
         )
