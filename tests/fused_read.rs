@@ -342,3 +342,49 @@ fn blocks_with_elements_beyond_the_safe_magnitude_decode_exactly_or_fail_as_zarr
     let first_row: Vec<f64> = array.retrieve_array_subset(&[0..1, 0..6]).unwrap();
     assert!(first_row[5] > 1.79e308 && first_row[5].is_finite());
 }
+
+#[test]
+fn a_scalar_map_value_whose_decode_overflows_fails_as_zarrs_does() {
+    // `x / 0.5 - 0.1` cannot overflow for a stored uint16, but it does for a mapped float32 MAX
+    // (`None`: an error); 2^126 still decodes, and the infinities and NaN decode to themselves.
+    for (value, decoded) in [
+        (json!(f64::from(f32::MAX)), None),
+        (json!(2f64.powi(126)), Some(2f32.powi(127))),
+        (json!("Infinity"), Some(f32::INFINITY)),
+        (json!("-Infinity"), Some(f32::NEG_INFINITY)),
+        (json!("NaN"), Some(f32::NAN)),
+    ] {
+        let metadata: ArrayMetadata = serde_json::from_value(json!({
+            "zarr_format": 3, "node_type": "array", "shape": [40], "data_type": "float32",
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [40]}},
+            "chunk_key_encoding": {"name": "default"}, "fill_value": -0.1,
+            "codecs": [
+                {"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 0.5}},
+                {"name": "cast_value", "configuration": {"data_type": "uint16",
+                    "out_of_range": "clamp", "scalar_map": {"decode": [[7, value]]}}},
+                {"name": "bytes", "configuration": {"endian": "little"}}
+            ],
+        }))
+        .unwrap();
+        let store = Arc::new(MemoryStore::new());
+        let array = Array::new_with_metadata(store.clone(), "/", metadata).unwrap();
+        // The mapped key 7 at element 5, multiples of 1000 elsewhere.
+        let stored: Vec<u16> = (0..40).map(|i| if i == 5 { 7 } else { i * 1000 }).collect();
+        let chunk: Vec<u8> = stored.iter().flat_map(|x| x.to_le_bytes()).collect();
+        store
+            .set(&StoreKey::new("c/0").unwrap(), chunk.into())
+            .unwrap();
+        let whole = ArraySubset::new_with_shape(vec![40]);
+        assert!(compare(&array, &whole, &value.to_string()), "{value}");
+        let mut out = vec![0f32; 40];
+        let read = FusedReader::new(&array).retrieve_array_subset_into(&whole, &mut out);
+        match decoded {
+            None => assert!(read.is_err(), "{value}"),
+            Some(want) => {
+                read.unwrap();
+                assert_eq!(out[5].to_bits(), want.to_bits(), "{value}");
+                assert_eq!(out[6].to_bits(), (12_000f32 - 0.1).to_bits(), "{value}");
+            }
+        }
+    }
+}

@@ -32,6 +32,8 @@ struct FusedDecode<S, F: HwFloat> {
     offset: F,
     /// Elements of a larger magnitude go through `fallback`.
     safe: F,
+    /// Whether the decode of some dividend can overflow (see [`Division::may_overflow`]).
+    overflows: bool,
     fallback: Arc<dyn Kernel>,
     isa: Isa,
 }
@@ -86,12 +88,13 @@ where
     )]
     #[inline(always)]
     fn block(&self, input: &[S], output: &mut [MaybeUninit<F>]) -> bool {
-        let (offset, safe) = (self.offset, self.safe);
+        let (offset, safe, overflows) = (self.offset, self.safe, self.overflows);
         match self.entry {
             Some((key, value)) => self.division.with(Decode {
                 dividend: Mapped { key, value },
                 offset,
                 safe,
+                overflows,
                 input,
                 output,
             }),
@@ -99,6 +102,7 @@ where
                 dividend: Converted,
                 offset,
                 safe,
+                overflows,
                 input,
                 output,
             }),
@@ -198,11 +202,20 @@ where
     let isa = Isa::best();
     let division = Division::streaming(scale);
     let safe = F::from_f64(safe);
+    // The largest finite dividend: an integer of the stored type, or the entry's value.
+    let integers: [F; 2] = [S::min_value().as_(), S::max_value().as_()];
+    let largest = entry
+        .map(|(_, value)| value)
+        .into_iter()
+        .chain(integers)
+        .filter(|d| d.is_finite())
+        .fold(F::zero(), |largest, d| largest.max(d.abs()));
     Some(Arc::new(FusedDecode::<S, F> {
         entry,
         division,
         offset,
         safe: division.limit().map_or(safe, |limit| safe.min(limit)),
+        overflows: division.may_overflow(largest, offset),
         fallback: Arc::clone(fallback),
         isa,
     }))

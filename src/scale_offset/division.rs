@@ -188,6 +188,20 @@ impl<F: HwFloat> Division<F> {
         }
     }
 
+    /// Whether a decode by this division, `(d / scale) + offset` for a finite `|d| ≤ largest`, can
+    /// overflow. A correctly rounded quotient and the sum are monotonic in `|d|`, so the
+    /// largest result is that of `largest`: where it is finite, the results need no check (an
+    /// infinite or NaN `d` gives what the exact path gives). Always `true` for a quotient that is
+    /// not correctly rounded, whose loop checks every element anyway.
+    pub(crate) fn may_overflow(self, largest: F, offset: F) -> bool {
+        let quotient = match self {
+            Self::Hardware(q) => q.quotient(largest).0,
+            Self::Widened(q) => q.quotient(largest).0,
+            Self::Corrected(_) => return true,
+        };
+        !(quotient.abs() + offset.abs()).is_finite()
+    }
+
     /// Whether the fast quotient of `x` is known to be exact (one element, outside the loops).
     pub(crate) fn is_exact(self, x: F) -> bool {
         let unsure = match self {

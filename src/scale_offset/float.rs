@@ -31,6 +31,8 @@ pub(crate) struct FloatKernel<F: HwFloat> {
     /// the decode of its result either (`-1`, which every magnitude exceeds, if there is none).
     safe: F,
     division: Division<F>,
+    /// Whether the decode of some finite element can overflow (see [`Division::may_overflow`]).
+    overflows: bool,
     isa: Isa,
 }
 
@@ -81,6 +83,7 @@ impl<F: HwFloat> FloatKernel<F> {
             scale,
             safe,
             division,
+            overflows: division.may_overflow(F::max_value(), offset),
             isa,
         }
     }
@@ -155,11 +158,14 @@ impl<F: HwFloat> Dividend<F, F> for Itself {
 
 /// The decode of a block with one way of dividing: `(d / scale) + offset` for the dividend `d`
 /// of each element; returns whether some `|d|` exceeds `safe` or some quotient may be inexact,
-/// or with a correctly rounded quotient, whether some result is infinite.
+/// or with a correctly rounded quotient, whether some result is infinite (unless `overflows` is
+/// false: then no result needs a check).
 pub(crate) struct Decode<'a, S, F, D> {
     pub(crate) dividend: D,
     pub(crate) offset: F,
     pub(crate) safe: F,
+    /// Whether some dividend's decode can overflow ([`Division::may_overflow`]).
+    pub(crate) overflows: bool,
     pub(crate) input: &'a [S],
     pub(crate) output: &'a mut [MaybeUninit<F>],
 }
@@ -173,6 +179,12 @@ impl<S: Copy, F: HwFloat, D: Dividend<S, F>> WithQuotient<F> for Decode<'_, S, F
     )]
     #[inline(always)]
     fn run<Q: Quotient<F>>(self, quotient: Q) -> bool {
+        if Q::CORRECTLY_ROUNDED && !self.overflows {
+            for (&x, y) in self.input.iter().zip(self.output.iter_mut()) {
+                y.write(quotient.quotient(self.dividend.of(x)).0 + self.offset);
+            }
+            return false;
+        }
         // The sign bits of `safe - |d|` and of the quotient's flags, gathered. NaN is not beyond:
         // its magnitude is a positive NaN, and so is the difference.
         let mut signs = F::Bits::zero();
@@ -225,6 +237,7 @@ unsafe impl<F: HwFloat> BlockLoop for FloatKernel<F> {
                 dividend: Itself,
                 offset,
                 safe,
+                overflows: self.overflows,
                 input,
                 output,
             }),

@@ -130,3 +130,83 @@ fn a_decode_that_overflows_is_refused_and_the_largest_that_does_not_is_exact() {
     check(NumericType::Float32, f32::MAX);
     check(NumericType::Float64, f64::MAX);
 }
+
+#[test]
+fn the_decode_skips_its_overflow_check_exactly_where_no_finite_element_can_overflow() {
+    // `may_overflow` against the exact decode of ±largest (whose results are the extreme ones),
+    // for scales and offsets on both sides of the edge where the sum rounds to infinity; and
+    // where it says no, the kernel's results (the infinities and NaN included) against the
+    // exact element function.
+    fn check<F: HwFloat>(t: NumericType, half_ulp_of_largest: f64) -> [usize; 2] {
+        let largest = F::max_value();
+        let one = 1.0f64;
+        let scales = [
+            1.0,
+            -1.0,
+            one.next_up(),
+            one.next_down(),
+            0.5,
+            2.0,
+            1e4,
+            -1e4,
+            0.1,
+            1e-30,
+            1e30,
+        ];
+        let offsets = [
+            0.0,
+            -0.1,
+            1.0,
+            half_ulp_of_largest,
+            -half_ulp_of_largest,
+            half_ulp_of_largest.next_down(),
+            1e30,
+        ];
+        let mut seen = [0; 2];
+        for scale in scales {
+            for offset in offsets {
+                let p = parameters(offset, F::from_f64(scale).to_f64());
+                let extremes = [largest, -largest];
+                let overflows = extremes
+                    .iter()
+                    .any(|x| element(t, Direction::Decode, p, x.to_bits()).is_err());
+                for isa in Isa::available() {
+                    let kernel = FloatKernel::<F>::new(t, Direction::Decode, p, isa);
+                    if matches!(kernel.division, Division::Corrected(_)) {
+                        assert!(kernel.overflows);
+                        continue;
+                    }
+                    let case = format!("{t} {isa:?} scale {scale} offset {offset}");
+                    assert_eq!(kernel.overflows, overflows, "{case}");
+                    seen[usize::from(overflows)] += 1;
+                    let mut input = vec![F::one(); 64];
+                    let mut output = vec![F::zero(); 64];
+                    if overflows {
+                        input[..2].copy_from_slice(&[largest, -largest]);
+                        let error = Typed::convert_typed(&kernel, &input, &mut output);
+                        assert!(error.is_err(), "{case}");
+                        continue;
+                    }
+                    input[..5].copy_from_slice(&[
+                        largest,
+                        -largest,
+                        F::infinity(),
+                        F::neg_infinity(),
+                        F::nan(),
+                    ]);
+                    Typed::convert_typed(&kernel, &input, &mut output).unwrap();
+                    for (x, y) in input.iter().zip(&output) {
+                        let want = element(t, Direction::Decode, p, x.to_bits()).unwrap();
+                        assert_eq!(y.to_bits(), want, "{case} element {x:?}");
+                    }
+                }
+            }
+        }
+        seen
+    }
+    // Half the gap between the largest finite value and the next power of two.
+    let [unchecked, checked] = check::<f32>(NumericType::Float32, 2f64.powi(103));
+    assert!(unchecked >= 20 && checked >= 20, "{unchecked} {checked}");
+    let [unchecked, checked] = check::<f64>(NumericType::Float64, 2f64.powi(970));
+    assert!(unchecked >= 4 && checked >= 4, "{unchecked} {checked}");
+}
