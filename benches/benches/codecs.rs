@@ -148,6 +148,17 @@ fn scale_offset(c: &mut Criterion) {
             in_size: 4,
             out_size: 4,
         },
+        // A scale no finite element's decode can overflow with, as in the reflectance chain.
+        Pass {
+            id: "decode/f32/scale_10000",
+            codec: r#"{"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}}"#,
+            decode: true,
+            data_type: data_type::float32,
+            fill_value: FillValue::from(f32::NAN),
+            input: |n| bytes(&hundredths(n)),
+            in_size: 4,
+            out_size: 4,
+        },
     ];
     for pass in &passes {
         bench_pass(c, "scale_offset", pass);

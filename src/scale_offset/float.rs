@@ -93,7 +93,9 @@ impl<F: HwFloat> FloatKernel<F> {
     ///
     /// An encode checks a run (the sign bits of `safe - |x|`) while it is in the L1 cache and
     /// then converts it where it is; a decode, whose check needs the quotients, computes a run
-    /// into a block on the stack and copies it over its input.
+    /// into a block on the stack and copies it over its input, unless it needs no check at all
+    /// (a correctly rounded quotient that no finite element overflows): then it decodes every
+    /// element where it is.
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"
@@ -101,6 +103,15 @@ impl<F: HwFloat> FloatKernel<F> {
     #[inline(always)]
     fn compute_in_place(&self, data: &mut [F]) -> usize {
         let (offset, scale, safe) = (self.offset, self.scale, self.safe);
+        if self.direction == Direction::Decode
+            && !self.overflows
+            && self.division.with(Unchecked {
+                data: &mut *data,
+                offset,
+            })
+        {
+            return data.len();
+        }
         let mut staged = [MaybeUninit::<F>::uninit(); IN_PLACE_RUN];
         let mut done = 0;
         for run in data.chunks_mut(IN_PLACE_RUN) {
@@ -204,6 +215,33 @@ impl<S: Copy, F: HwFloat, D: Dividend<S, F>> WithQuotient<F> for Decode<'_, S, F
             }
         }
         F::sign_bit(signs) || least == F::Bits::zero()
+    }
+}
+
+/// The decode of elements where they are, without a check: for a correctly rounded quotient
+/// with parameters that let no finite element overflow. Gives whether it ran (not for a quotient
+/// that may be inexact).
+struct Unchecked<'a, F> {
+    data: &'a mut [F],
+    offset: F,
+}
+
+impl<F: HwFloat> WithQuotient<F> for Unchecked<'_, F> {
+    type Output = bool;
+
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn run<Q: Quotient<F>>(self, quotient: Q) -> bool {
+        if !Q::CORRECTLY_ROUNDED {
+            return false;
+        }
+        for x in self.data {
+            *x = quotient.quotient(*x).0 + self.offset;
+        }
+        true
     }
 }
 

@@ -185,6 +185,8 @@ fn the_decode_skips_its_overflow_check_exactly_where_no_finite_element_can_overf
                         input[..2].copy_from_slice(&[largest, -largest]);
                         let error = Typed::convert_typed(&kernel, &input, &mut output);
                         assert!(error.is_err(), "{case}");
+                        // In place, the run holding them is left to the exact path.
+                        assert_eq!(kernel.convert_in_place(&mut input), 0, "{case}");
                         continue;
                     }
                     input[..5].copy_from_slice(&[
@@ -199,6 +201,13 @@ fn the_decode_skips_its_overflow_check_exactly_where_no_finite_element_can_overf
                         let want = element(t, Direction::Decode, p, x.to_bits()).unwrap();
                         assert_eq!(y.to_bits(), want, "{case} element {x:?}");
                     }
+                    // In place, every element at once, with the same results.
+                    assert_eq!(kernel.convert_in_place(&mut input), input.len(), "{case}");
+                    let same = input
+                        .iter()
+                        .zip(&output)
+                        .all(|(x, y)| x.to_bits() == y.to_bits());
+                    assert!(same, "{case}");
                 }
             }
         }
