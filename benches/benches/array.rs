@@ -26,10 +26,6 @@ use zarrs_scale_offset_cast::{CastValueCodec, FusedReader, ScaleOffsetCodec};
 use zarrs_scale_offset_cast_benches::minimal::{self, Minimal};
 use zarrs_scale_offset_cast_benches::reflectances;
 
-#[global_allocator]
-static ALLOCATOR: zarrs_scale_offset_cast_benches::Aligned =
-    zarrs_scale_offset_cast_benches::Aligned;
-
 const SIZE: u64 = 4096;
 const ELEMENTS: usize = (SIZE * SIZE) as usize;
 
@@ -52,7 +48,6 @@ struct Arrays {
 fn reflectance_codecs() -> Vec<Arc<dyn ArrayToArrayCodecTraits>> {
     let scale_offset: ScaleOffsetCodecConfiguration =
         serde_json::from_str(r#"{"offset": -0.1, "scale": 10000}"#).unwrap();
-
     let cast_value: CastValueCodecConfiguration = serde_json::from_str(
         r#"{"data_type": "uint16", "out_of_range": "clamp", "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}"#,
     )

@@ -18,10 +18,6 @@ use zarrs_scale_offset_cast_benches::{
     seeded,
 };
 
-#[global_allocator]
-static ALLOCATOR: zarrs_scale_offset_cast_benches::Aligned =
-    zarrs_scale_offset_cast_benches::Aligned;
-
 /// Values of float32 data in [0, 65535), in hundredths.
 #[expect(clippy::cast_precision_loss, reason = "below 2^23")]
 fn hundredths(n: usize) -> Vec<f32> {

@@ -12,10 +12,6 @@ use zarrs_scale_offset_cast_benches::{
     with_best, with_capacity,
 };
 
-#[global_allocator]
-static ALLOCATOR: zarrs_scale_offset_cast_benches::Aligned =
-    zarrs_scale_offset_cast_benches::Aligned;
-
 /// `cast_value(int32 → int16, clamp)` against zarr-cast-value 0.5.1's slice function.
 fn i32_to_i16_against_zarr_cast_value(c: &mut Criterion) {
     use zarr_cast_value::{IntToIntConfig, OutOfRangeMode};
@@ -24,7 +20,6 @@ fn i32_to_i16_against_zarr_cast_value(c: &mut Criterion) {
     let codec = codec(
         r#"{"name": "cast_value", "configuration": {"data_type": "int16", "out_of_range": "clamp"}}"#,
     );
-
     let int32 = data_type::int32();
     let fill = FillValue::from(0i32);
     let config = IntToIntConfig {
