@@ -1,7 +1,7 @@
 //! One loop for the most common chain's decode: stored integers cast to float32 or float64 (with
 //! at most one `scalar_map` entry, such as `0 → NaN`) and then `(x / scale) + offset`, as a
 //! hand-written loop would do it (the division as
-//! [`Division::streaming`](crate::scale_offset::division::Division::streaming) chooses it).
+//! [`Streaming`](crate::scale_offset::division::Streaming) chooses it).
 //!
 //! It is used only where it gives exactly what the two codecs give one after the other: the
 //! integer type converts exactly to the float (so the cast is the hardware conversion), and a
@@ -20,7 +20,7 @@ use crate::kernel::simd::{BlockLoop, Isa};
 use crate::kernel::{Kernel, Typed, uninit_bytes};
 use crate::numeric::{HwFloat, IntStorage, NumericType, RoundingMode, Value, encode};
 use crate::scale_offset::arithmetic::Parameters;
-use crate::scale_offset::division::Division;
+use crate::scale_offset::division::Streaming;
 use crate::scale_offset::float::{Decode, Dividend, safe_magnitude};
 
 /// The fused decode from integers `S` to floats `F`.
@@ -28,11 +28,11 @@ use crate::scale_offset::float::{Decode, Dividend, safe_magnitude};
 struct FusedDecode<S, F: HwFloat> {
     /// The `scalar_map` entry, if any.
     entry: Option<(S, F)>,
-    division: Division<F>,
+    division: Streaming<F>,
     offset: F,
     /// Elements of a larger magnitude go through `fallback`.
     safe: F,
-    /// Whether the decode of some dividend can overflow (see [`Division::may_overflow`]).
+    /// Whether the decode of some dividend can overflow (see [`Streaming::may_overflow`]).
     overflows: bool,
     fallback: Arc<dyn Kernel>,
     isa: Isa,
@@ -200,7 +200,7 @@ where
         F::max_value().to_f64(),
     )?;
     let isa = Isa::best();
-    let division = Division::streaming(scale);
+    let division = Streaming::new(scale);
     let safe = F::from_f64(safe);
     // The largest finite dividend: an integer of the stored type, or the entry's value.
     let integers: [F; 2] = [S::min_value().as_(), S::max_value().as_()];
@@ -214,7 +214,7 @@ where
         entry,
         division,
         offset,
-        safe: division.limit().map_or(safe, |limit| safe.min(limit)),
+        safe,
         overflows: division.may_overflow(largest, offset),
         fallback: Arc::clone(fallback),
         isa,

@@ -167,40 +167,174 @@ fn float64_quotients_taken_as_exact_are_the_rounded_quotients() {
     assert!(exact > 100 * 3000, "{exact}");
 }
 
-#[test]
-fn float32_quotients_through_float64_are_the_rounded_quotients() {
-    #[expect(clippy::cast_possible_truncation, reason = "float32 scales")]
-    for scale in scales().into_iter().map(|s| s as f32) {
-        let inputs: Vec<f32> = (0..=u32::MAX)
-            .step_by(1 << 18 | 7)
-            .map(f32::from_bits)
-            .chain([0.0, -0.0, f32::NAN, -f32::NAN])
-            .collect();
-        let (exact, unsure) = check(scale, 0.0, &inputs);
-        assert_eq!(unsure, 0);
-        assert!(exact >= inputs.len());
-    }
+/// float32 inputs across the whole range: every `step`-th encoding, and the special values.
+fn inputs32(step: usize) -> Vec<f32> {
+    (0..=u32::MAX)
+        .step_by(step)
+        .map(f32::from_bits)
+        .chain([0.0, -0.0, f32::NAN, -f32::NAN])
+        .collect()
 }
 
 #[test]
-fn the_hardware_division_runs_where_the_correction_does_not_apply() {
+fn float32_quotients_through_float64_are_the_rounded_quotients() {
+    let inputs = inputs32(1 << 18 | 7);
+    #[expect(clippy::cast_possible_truncation, reason = "float32 scales")]
+    for scale in scales().into_iter().map(|s| s as f32) {
+        for offset in [0.0, -10.0] {
+            let (exact, unsure) = check(scale, offset, &inputs);
+            assert_eq!(unsure, 0);
+            assert!(exact >= inputs.len());
+        }
+    }
+}
+
+/// The least offset and the extreme scales of [`Compensated`], for `F`.
+fn compensated_edges<F: HwFloat>() -> (f64, [f64; 2]) {
+    let float32 = F::FORMAT == FloatFormat::FLOAT32;
+    let (least_offset, range) = if float32 { (-30, 20) } else { (-808, 50) };
+    (
+        2f64.powi(least_offset),
+        [2f64.powi(-range), 2f64.powi(range)],
+    )
+}
+
+/// Inputs around the magnitude below which [`Compensated`] relies on the offset, and subnormals.
+fn near_the_bottom<F: HwFloat>() -> Vec<F> {
+    let float32 = F::FORMAT == FloatFormat::FLOAT32;
+    let bottom = if float32 { -79 } else { -916 };
+    let mut inputs = Vec::new();
+    for (i, r) in Seeded(37).take(20_000).enumerate() {
+        #[expect(clippy::cast_precision_loss, reason = "a random significand")]
+        let significand = 1.0 + (r >> 11) as f64 / 2f64.powi(53);
+        let exponent = bottom - 40 + i32::try_from(r % 60).expect("small");
+        let x = F::from_f64(significand * 2f64.powi(exponent));
+        inputs.push(if i % 2 == 0 { x } else { -x });
+    }
+    inputs.extend([F::min_positive_value(), -F::min_positive_value(), F::zero()]);
+    inputs
+}
+
+#[test]
+fn the_two_part_correction_is_exact_down_to_its_least_offset() {
+    fn edges<F: HwFloat>(inputs: &[F]) -> usize {
+        let (least_offset, [least_scale, largest_scale]) = compensated_edges::<F>();
+        let mut exact = 0;
+        let scales = [least_scale, largest_scale, 0.1, -3.0, 1.0 / 3.0, 1e4];
+        for scale in scales.map(F::from_f64) {
+            for offset in [least_offset, -least_offset, -10.0, 1e-3].map(F::from_f64) {
+                let division = Division::new(scale, offset, Isa::best());
+                assert_eq!(
+                    matches!(division, Division::Compensated(_)),
+                    Isa::best().has_fma(),
+                    "{scale:?} {offset:?}"
+                );
+                let (taken, unsure) = check(scale, offset, inputs);
+                assert_eq!(unsure, 0, "{scale:?} {offset:?}");
+                exact += taken;
+            }
+        }
+        exact
+    }
+    let mut inputs = inputs32(1 << 16 | 7);
+    inputs.extend(near_the_bottom::<f32>());
+    assert!(edges(&inputs) > 24 * 80_000);
+    let mut inputs = inputs64(3000, 41);
+    inputs.extend(near_the_bottom::<f64>());
+    assert!(edges(&inputs) > 24 * 20_000);
+}
+
+/// Pairs `(x, scale)` whose quotient lies within `2^-2p` (relative) of a midpoint between
+/// neighbouring floats, the closest there are: `x = A·2^(1−p)` and `scale = B·2^(1−p)` for odd
+/// `p`-bit integers with `N·B = A·2^(p+1) ± 1` for an odd `N` of `p + 1` bits, so that
+/// `x / scale = N·2^−(p+1) ∓ 2^−(p+1)/B`.
+fn near_midpoints<F: HwFloat>(count: usize, seed: u64) -> Vec<(F, F)> {
+    let p = F::FORMAT.mantissa_bits + 1;
+    let modulus = 1u128 << (p + 1);
+    let unit = 2f64.powi(1 - i32::try_from(p).expect("small"));
+    let mut pairs = Vec::new();
+    for r in Seeded(seed) {
+        let b = (u128::from(r) % (1 << (p - 1))) | (1 << (p - 1)) | 1;
+        // The inverse of B modulo 2^128, by Newton's iteration.
+        let inverse = (0..7).fold(b, |y, _| {
+            y.wrapping_mul(2u128.wrapping_sub(b.wrapping_mul(y)))
+        });
+        for sign in [1u128, modulus - 1] {
+            let n = inverse.wrapping_mul(sign) % modulus;
+            let a = ((n * b).wrapping_sub(sign % modulus) % (1 << (2 * p + 2))) >> (p + 1);
+            if n >= 1 << p && (1 << (p - 1)..1 << p).contains(&a) {
+                #[expect(clippy::cast_precision_loss, reason = "p-bit integers")]
+                pairs.push((F::from_f64(a as f64 * unit), F::from_f64(b as f64 * unit)));
+            }
+        }
+        if pairs.len() >= count {
+            return pairs;
+        }
+    }
+    unreachable!("an endless sequence")
+}
+
+#[test]
+fn quotients_next_to_a_midpoint_round_to_the_nearer_side() {
+    fn hard<F: HwFloat>() -> usize {
+        let (least_offset, _) = compensated_edges::<F>();
+        let mut exact = 0;
+        for (x, scale) in near_midpoints::<F>(200, 43) {
+            // The least offset leaves a quotient near 1 as it is; offset 0 takes the other division.
+            for offset in [least_offset, 0.0].map(F::from_f64) {
+                let (taken, unsure) = check(scale, offset, &[x, -x]);
+                assert_eq!(unsure, 0);
+                exact += taken;
+            }
+        }
+        exact
+    }
+    assert!(hard::<f32>() >= 200 * 2 * 2);
+    assert!(hard::<f64>() >= 200 * 2 * 2);
+}
+
+#[test]
+fn the_division_fits_its_parameters() {
+    fn streaming<F: HwFloat>(division: Division<F>) -> bool {
+        matches!(division, Division::Streaming(_))
+    }
+    fn compensated<F: HwFloat>(division: Division<F>) -> bool {
+        matches!(division, Division::Compensated(_))
+    }
     for isa in Isa::available() {
         for (scale, offset) in [(0.1, -0.0), (1e20, 1.0), (1e-20, 1.0)] {
             assert!(matches!(
                 Division::new(scale, offset, isa),
-                Division::Hardware(_)
+                Division::Streaming(Streaming::Hardware(_))
             ));
         }
-        let division = Division::new(0.1, 0.0, isa);
-        assert_eq!(
-            matches!(division, Division::Corrected(_)),
-            isa.has_fma(),
-            "{isa:?}"
-        );
+        let corrected = matches!(Division::new(0.1, 0.0, isa), Division::Corrected(_));
+        assert_eq!(corrected, isa.has_fma(), "{isa:?}");
         assert!(matches!(
             Division::new(0.1f32, -0.0, isa),
-            Division::Widened(_)
+            Division::Streaming(Streaming::Widened(_))
         ));
+        // The two-part correction: an offset no smaller than its least, a scale within range.
+        let (least, [low, high]) = compensated_edges::<f32>();
+        #[expect(clippy::cast_possible_truncation, reason = "exact powers of two")]
+        let (least, low, high) = (least as f32, low as f32, high as f32);
+        for (scale, offset) in [(0.1, -10.0), (low, least), (high, -least), (-3.0, 1e-3)] {
+            assert_eq!(
+                compensated(Division::new(scale, offset, isa)),
+                isa.has_fma()
+            );
+        }
+        for (scale, offset) in [(0.1, least / 2.0), (low / 2.0, 1.0), (high * 2.0, 1.0)] {
+            assert!(streaming(Division::new(scale, offset, isa)));
+        }
+        let (least, [low, high]) = compensated_edges::<f64>();
+        for (scale, offset) in [(0.1, -10.0), (low, least), (high, -least)] {
+            assert_eq!(
+                compensated(Division::new(scale, offset, isa)),
+                isa.has_fma()
+            );
+        }
+        assert!(!compensated(Division::new(0.1, least / 2.0, isa)));
     }
 }
 
@@ -215,8 +349,9 @@ fn exhaustive_float64_quotients_for_many_scales() {
             .map(|r| f64::from_bits((r & 0x800f_ffff_ffff_ffff) | (((r >> 52) % 100 + 973) << 52))),
     );
     let mut exact = 0;
-    for scale in scales {
-        let (taken, unsure) = check(scale, 1.0, &inputs);
+    // Offset 0 takes the checked correction, offset 1 the two-part one.
+    for (i, scale) in scales.into_iter().enumerate() {
+        let (taken, unsure) = check(scale, [0.0, 1.0][i % 2], &inputs);
         assert_eq!(unsure, 0, "{scale}");
         exact += taken;
     }
@@ -227,10 +362,14 @@ fn exhaustive_float64_quotients_for_many_scales() {
 #[ignore = "exhaustive: run in release mode with `cargo test --release --lib -- --ignored`"]
 fn exhaustive_float32_quotients_for_many_scales() {
     #[expect(clippy::cast_possible_truncation, reason = "float32 scales")]
-    for scale in scales().into_iter().map(|s| s as f32) {
-        let inputs: Vec<f32> = (0..=u32::MAX).step_by(1031).map(f32::from_bits).collect();
-        let (exact, unsure) = check(scale, 0.0, &inputs);
-        assert_eq!(unsure, 0);
-        assert!(exact > 4_000_000);
+    let scales = scales().into_iter().map(|s| s as f32);
+    let inputs: Vec<f32> = (0..=u32::MAX).step_by(1031).map(f32::from_bits).collect();
+    for scale in scales {
+        // Offset 0 takes the widened product, the others the two-part correction.
+        for offset in [0.0, -10.0, 2f32.powi(-30)] {
+            let (exact, unsure) = check(scale, offset, &inputs);
+            assert_eq!(unsure, 0);
+            assert!(exact > 4_000_000);
+        }
     }
 }

@@ -92,10 +92,8 @@ impl<F: HwFloat> FloatKernel<F> {
     /// first run holding an element for the exact path; returns how many elements it converted.
     ///
     /// An encode checks a run (the sign bits of `safe - |x|`) while it is in the L1 cache and
-    /// then converts it where it is; a decode, whose check needs the quotients, computes a run
-    /// into a block on the stack and copies it over its input, unless it needs no check at all
-    /// (a correctly rounded quotient that no finite element overflows): then it decodes every
-    /// element where it is.
+    /// then converts it where it is, and so does a decode whose quotient needs no other check; see
+    /// [`InPlaceDecode`] for the others.
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"
@@ -103,40 +101,15 @@ impl<F: HwFloat> FloatKernel<F> {
     #[inline(always)]
     fn compute_in_place(&self, data: &mut [F]) -> usize {
         let (offset, scale, safe) = (self.offset, self.scale, self.safe);
-        if self.direction == Direction::Decode
-            && !self.overflows
-            && self.division.with(Unchecked {
-                data: &mut *data,
+        match self.direction {
+            Direction::Encode => in_runs(data, safe, |x| (x - offset) * scale),
+            Direction::Decode => self.division.with(InPlaceDecode {
+                data,
                 offset,
-            })
-        {
-            return data.len();
+                safe,
+                overflows: self.overflows,
+            }),
         }
-        let mut staged = [MaybeUninit::<F>::uninit(); IN_PLACE_RUN];
-        let mut done = 0;
-        for run in data.chunks_mut(IN_PLACE_RUN) {
-            if self.direction == Direction::Encode {
-                let mut signs = F::Bits::zero();
-                for &x in &*run {
-                    signs |= (safe - x.abs()).encoding();
-                }
-                if F::sign_bit(signs) {
-                    break;
-                }
-                for x in run.iter_mut() {
-                    *x = (*x - offset) * scale;
-                }
-            } else {
-                let output = &mut staged[..run.len()];
-                if self.block(run, output) {
-                    break;
-                }
-                // SAFETY: `block` wrote every element of `output`.
-                run.copy_from_slice(unsafe { assume_init(output) });
-            }
-            done += run.len();
-        }
-        done
     }
 
     /// Whether the element needs the exact path.
@@ -218,30 +191,81 @@ impl<S: Copy, F: HwFloat, D: Dividend<S, F>> WithQuotient<F> for Decode<'_, S, F
     }
 }
 
-/// The decode of elements where they are, without a check: for a correctly rounded quotient
-/// with parameters that let no finite element overflow. Gives whether it ran (not for a quotient
-/// that may be inexact).
-struct Unchecked<'a, F> {
-    data: &'a mut [F],
-    offset: F,
+/// Applies `f` to the leading elements of `data` where they are, run by run up to the first run
+/// holding an element of magnitude beyond `safe` (or infinite); returns how many it converted.
+#[expect(
+    clippy::inline_always,
+    reason = "inlined into each instruction set's copy of the loop"
+)]
+#[inline(always)]
+fn in_runs<F: HwFloat>(data: &mut [F], safe: F, f: impl Fn(F) -> F) -> usize {
+    let mut done = 0;
+    for run in data.chunks_mut(IN_PLACE_RUN) {
+        let mut signs = F::Bits::zero();
+        for &x in &*run {
+            signs |= (safe - x.abs()).encoding();
+        }
+        if F::sign_bit(signs) {
+            break;
+        }
+        for x in run.iter_mut() {
+            *x = f(*x);
+        }
+        done += run.len();
+    }
+    done
 }
 
-impl<F: HwFloat> WithQuotient<F> for Unchecked<'_, F> {
-    type Output = bool;
+/// The decode of the leading elements of `data` where they are; gives how many it converted. A
+/// correctly rounded quotient with parameters that let no finite element overflow needs no check;
+/// a quotient without flags is checked on its input, run by run; the others (whose check needs
+/// the quotients) compute each run into a block on the stack and copy it over their input.
+struct InPlaceDecode<'a, F> {
+    data: &'a mut [F],
+    offset: F,
+    safe: F,
+    overflows: bool,
+}
+
+impl<F: HwFloat> WithQuotient<F> for InPlaceDecode<'_, F> {
+    type Output = usize;
 
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn run<Q: Quotient<F>>(self, quotient: Q) -> bool {
-        if !Q::CORRECTLY_ROUNDED {
-            return false;
+    fn run<Q: Quotient<F>>(self, quotient: Q) -> usize {
+        let (offset, safe) = (self.offset, self.safe);
+        if Q::CORRECTLY_ROUNDED && !self.overflows {
+            for x in &mut *self.data {
+                *x = quotient.quotient(*x).0 + offset;
+            }
+            return self.data.len();
         }
-        for x in self.data {
-            *x = quotient.quotient(*x).0 + self.offset;
+        if !Q::FLAGS {
+            return in_runs(self.data, safe, |x| quotient.quotient(x).0 + offset);
         }
-        true
+        let mut staged = [MaybeUninit::<F>::uninit(); IN_PLACE_RUN];
+        let mut done = 0;
+        for run in self.data.chunks_mut(IN_PLACE_RUN) {
+            let output = &mut staged[..run.len()];
+            let decode = Decode {
+                dividend: Itself,
+                offset,
+                safe,
+                overflows: self.overflows,
+                input: run,
+                output,
+            };
+            if decode.run(quotient) {
+                break;
+            }
+            // SAFETY: the decode wrote every element of the run's block.
+            run.copy_from_slice(unsafe { assume_init(&mut staged[..run.len()]) });
+            done += run.len();
+        }
+        done
     }
 }
 
