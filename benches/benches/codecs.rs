@@ -100,6 +100,8 @@ fn bench_pass(c: &mut Criterion, group: &str, pass: &Pass) {
     group.finish();
 }
 
+const SCALE_ONLY: &str = r#"{"name": "scale_offset", "configuration": {"scale": 0.1}}"#;
+
 const F64_TO_U16: &str = r#"{"name": "cast_value", "configuration": {"data_type": "uint16", "rounding": "nearest-even", "out_of_range": "clamp", "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}}"#;
 
 fn scale_offset(c: &mut Criterion) {
@@ -152,6 +154,28 @@ fn scale_offset(c: &mut Criterion) {
             data_type: data_type::float32,
             fill_value: FillValue::from(f32::NAN),
             input: |n| bytes(&hundredths(n)),
+            in_size: 4,
+            out_size: 4,
+        },
+        // Without an offset, the decodes without the two-part correction: float64 checks each
+        // quotient, float32 its results for an overflow.
+        Pass {
+            id: "decode/f64/scale_only",
+            codec: SCALE_ONLY,
+            decode: true,
+            data_type: data_type::float64,
+            fill_value: FillValue::from(f64::NAN),
+            input: |n| bytes(&scaled(n)),
+            in_size: 8,
+            out_size: 8,
+        },
+        Pass {
+            id: "decode/f32/scale_only",
+            codec: SCALE_ONLY,
+            decode: true,
+            data_type: data_type::float32,
+            fill_value: FillValue::from(f32::NAN),
+            input: |n| bytes(&reflectances_f32(n)),
             in_size: 4,
             out_size: 4,
         },

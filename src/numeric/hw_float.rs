@@ -44,13 +44,9 @@ pub(crate) trait HwFloat:
         + Send
         + Sync
         + 'static;
-    /// The exponent field of the encoding.
-    const EXPONENT: Self::Bits;
 
     /// The encoding (the standard library's `to_bits`).
     fn encoding(self) -> Self::Bits;
-    /// The float of an encoding (the standard library's `from_bits`).
-    fn from_encoding(bits: Self::Bits) -> Self;
     /// Whether the encoding `bits` has its sign bit set.
     fn sign_bit(bits: Self::Bits) -> bool;
 
@@ -86,10 +82,9 @@ pub(crate) trait HwFloat:
 
 /// The implementation for one float: its bits type, format and constants.
 macro_rules! hw_float {
-    ($t:ty, $bits:ty, $int:ty, $format:ident, $exponent:expr, $integral:expr, $magic:expr) => {
+    ($t:ty, $bits:ty, $int:ty, $format:ident, $integral:expr, $magic:expr) => {
         impl HwFloat for $t {
             type Bits = $bits;
-            const EXPONENT: $bits = $exponent;
             const FORMAT: FloatFormat = FloatFormat::$format;
             const INTEGRAL: Self = $integral;
             const HALF: Self = 0.5;
@@ -136,11 +131,6 @@ macro_rules! hw_float {
             }
 
             #[inline]
-            fn from_encoding(bits: $bits) -> Self {
-                <$t>::from_bits(bits)
-            }
-
-            #[inline]
             fn sign_bit(bits: $bits) -> bool {
                 bits >> (<$bits>::BITS - 1) != 0
             }
@@ -148,21 +138,12 @@ macro_rules! hw_float {
     };
 }
 
-hw_float!(
-    f32,
-    u32,
-    i32,
-    FLOAT32,
-    0x7f80_0000,
-    8_388_608.0,
-    12_582_912.0
-);
+hw_float!(f32, u32, i32, FLOAT32, 8_388_608.0, 12_582_912.0);
 hw_float!(
     f64,
     u64,
     i64,
     FLOAT64,
-    0x7ff0_0000_0000_0000,
     4_503_599_627_370_496.0,
     6_755_399_441_055_744.0
 );

@@ -1,44 +1,35 @@
 //! The division by the scale of a float32 or float64 decode, `x / scale` rounded to nearest,
-//! computed without the hardware division where a product is as exact and several times faster.
+//! computed without the hardware division where products are as exact and several times faster.
 //!
-//! - float32 multiplies in float64 by the float64 reciprocal `y = RN64(1 / scale)` and rounds the
-//!   product to float32. That is exact for every pair: the product is within `2^-52` (relative)
-//!   of `x / scale`, while a quotient of two 24-bit significands is at least `2^-49` away from
-//!   every midpoint between float32 values (`|A·2^s − (2M+1)·B| ≥ 1` for the integer
+//! - Where the hardware has fused multiply-adds, and `|scale|` lies in `[2^-B, 2^B]` (`B` 20 for
+//!   float32, 50 for float64) and the offset is not -0 (where the sign of a zero quotient would
+//!   show), both types take Markstein's correction of a product with the reciprocal in two parts,
+//!   `h = RN(1 / scale)` and `l = RN(1 / scale − h)` (through the exact `fma(−scale, h, 1)`):
+//!   `q = RN(x·h + RN(x·l))`, `r = fma(q, −scale, x)`, `q' = fma(r, h, q)`. With `p` the
+//!   precision, `x·h + RN(x·l)` is within `2^(2−2p)` (relative) of `x / scale`, so `q` is
+//!   faithful; `r`, the remainder of a faithful quotient, is then exact, and by Markstein's
+//!   theorem (`h` being the rounded reciprocal) `q'` is the rounded quotient. That holds for
+//!   `|x| ≥ 2^(e_min + p + B + 3)`, `e_min` the least normal exponent (`2^-79` for float32,
+//!   `2^-916` for float64): there the remainder is a multiple of a unit no finer than the
+//!   subnormals' (so `r` is exact), `q'` is normal, and `RN(x·l)`, even where it is subnormal,
+//!   errs by less than `2^(−2p)·|x / scale|`. Below that, `|q'|` and the rounded quotient are
+//!   both under `2^(e_min + p + 2B + 6)`: an offset of magnitude at least
+//!   `2^(e_min + 2p + 2B + 8)` (`2^-30`, `2^-808`) is more than four times their unit in the last
+//!   place, and adding it gives the offset either way. With a smaller offset, nonzero elements
+//!   below that magnitude take the exact path (two integer operations on the magnitude's
+//!   encoding per element find them).
+//! - Otherwise float32 multiplies in float64 by the float64 reciprocal `y = RN64(1 / scale)` and
+//!   rounds the product to float32. That is exact for every pair: the product is within `2^-52`
+//!   (relative) of `x / scale`, while a quotient of two 24-bit significands is at least `2^-49`
+//!   away from every midpoint between float32 values (`|A·2^s − (2M+1)·B| ≥ 1` for the integer
 //!   significands; a quotient is never a midpoint). Subnormal quotients only widen the gap.
-//! - float64 has no wider type: it takes Markstein's correction of the product with the
-//!   reciprocal, `q = x·y`, `r = fma(q, −scale, x)`, `q' = fma(r, y, q)`, and then checks `q'`
-//!   exactly. With `R = x − scale·q'` and `g` the smaller gap between `q'` and its neighbours,
-//!   `q'` is the rounded quotient if `|R| ≤ |scale|·g/2`: no quotient lies on a midpoint, and
-//!   where `|R|` is that bound, `q'` is faithful and `R`, the remainder of a faithful quotient,
-//!   has at most 53 significant bits. The check computes `R·S` by a fused multiply-add, `S` a
-//!   power of two that keeps it in the normal range (so that it is exact there whatever the
-//!   exponent of `R`), and compares it with the bound times `S`: `2^e'·|scale|·2^-53·S`, with
-//!   `2^e'` the exponent of `q'·(1 − 2^-53)` (one less at a power of two, where the gap below is
-//!   half the gap above), an exact float64 in `[2^-1022, 2^1024)`. For a subnormal or zero `q'`
-//!   the bound is 0, and `R·S` rounds to 0 only if `R` is 0. Elements that fail the check go to
-//!   the exact element function; by Markstein's theorem, none but those near the bottom of the
-//!   range do. For a scale beyond `2^±50` or an offset of -0 (where the sign of a zero quotient
-//!   would show), the hardware division runs instead.
-//! - Both types need no check at all where the offset is not too small: with `p` the precision,
-//!   `e_min` the least normal exponent and `|scale|` in `[2^-B, 2^B]` (`B` 20 for float32, 50
-//!   for float64), an offset of magnitude at least `2^(e_min + 2p + 2B + 8)` (`2^-30`, `2^-808`).
-//!   They take the reciprocal in two parts, `h = RN(1 / scale)` and `l = RN(1 / scale − h)`
-//!   (through the exact `fma(−scale, h, 1)`), and then `q = RN(x·h + RN(x·l))`,
-//!   `r = fma(q, −scale, x)`, `q' = fma(r, h, q)`. `x·h + RN(x·l)` is within `2^(2−2p)`
-//!   (relative) of `x / scale`, so `q` is faithful; `r`, the remainder of a faithful quotient,
-//!   is then exact, and by Markstein's theorem (`h` being the rounded reciprocal) `q'` is the
-//!   rounded quotient. That holds for `|x| ≥ 2^(e_min + p + B + 3)`, where every step stays in
-//!   the normal range. Below that, `|q'|` and the rounded quotient are both under
-//!   `2^(e_min + p + 2B + 6)`, less than a quarter of the offset's unit in the last place, so
-//!   adding the offset gives the offset either way.
+//!   float64 takes the hardware division.
 //!
-//! The corrections need a fused multiply-add in hardware, which the portable build may lack;
-//! there, float64 takes the hardware division. A decode checks its input against the magnitude up
-//! to which nothing overflows anyway, and sends larger elements and infinities to the exact path.
-//!
-//! NaN passes through every step as the hardware passes a NaN operand (no step negates one), so
-//! a NaN element decodes as it would by division.
+//! A decode by the correction checks its input against the magnitude up to which nothing
+//! overflows, and sends larger elements and infinities to the exact path; one by a correctly
+//! rounded quotient checks its results for an overflow instead. NaN passes through every step as
+//! the hardware passes a NaN operand (no step negates one), so a NaN element decodes as it would
+//! by division.
 
 use num_traits::Zero;
 
@@ -47,17 +38,15 @@ use crate::numeric::{FloatFormat, HwFloat};
 
 /// `x / scale`, exactly where its flag bits have a clear sign bit, for `x` up to the decode's
 /// safe magnitude ([`safe_magnitude`](super::float::safe_magnitude); the kernels send larger
-/// elements to the exact path anyway), but for the sign of a zero quotient and, for
-/// [`Compensated`], quotients that the decode's offset absorbs: what the decode's addition of
-/// its offset gives is exact.
+/// elements to the exact path anyway), but for the sign of a zero quotient and quotients that
+/// the decode's offset absorbs: what the decode's addition of its offset (other than -0) gives
+/// is exact. The flags depend on `x` alone, so that a decode can check a run before it computes
+/// it.
 pub(crate) trait Quotient<F: HwFloat>: Copy {
     /// Whether the quotient is `x / scale` rounded to nearest for every `x`, infinities and the
     /// largest magnitudes included (its flag bits are then zero): a decode by it then needs no
     /// check of its input, as an overflow shows in its result.
     const CORRECTLY_ROUNDED: bool;
-    /// Whether the flag bits may be set: if not, a decode checks only its input's magnitude, and
-    /// can do so before it computes anything.
-    const FLAGS: bool;
 
     /// The quotient, and bits whose sign bit is set if it may be inexact.
     fn quotient(self, x: F) -> (F, F::Bits);
@@ -71,7 +60,6 @@ pub(crate) struct Hardware<F> {
 
 impl<F: HwFloat> Quotient<F> for Hardware<F> {
     const CORRECTLY_ROUNDED: bool = true;
-    const FLAGS: bool = false;
 
     #[expect(
         clippy::inline_always,
@@ -91,7 +79,6 @@ pub(crate) struct Widened {
 
 impl<F: HwFloat> Quotient<F> for Widened {
     const CORRECTLY_ROUNDED: bool = true;
-    const FLAGS: bool = false;
 
     #[expect(
         clippy::inline_always,
@@ -103,62 +90,24 @@ impl<F: HwFloat> Quotient<F> for Widened {
     }
 }
 
-/// float64 by Markstein's correction, checked. The residuals are computed scaled by a power of
-/// two `S ≥ 8` that keeps them in the normal range, where the remainder of a faithful quotient is
-/// exact whatever its exponent.
+/// Markstein's correction of the product with the reciprocal in two parts. With `SMALL`, it
+/// flags the nonzero magnitudes below those it computes exactly; without, the decode's offset
+/// absorbs their quotients. Not correctly rounded there, nor for infinities, which the decode's
+/// check of its input sends to the exact path.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Corrected<F: HwFloat> {
-    reciprocal: F,
-    /// `S`.
-    unit: F,
-    /// `reciprocal / S`.
-    reciprocal_unit: F,
-    /// `-scale·S`.
-    negated: F,
-    /// `1 - 2^-p`.
-    below_one: F,
-    /// `|scale|·2^-p·S`, in `[1, 2)`.
-    bound: F,
-}
-
-impl<F: HwFloat> Quotient<F> for Corrected<F> {
-    const CORRECTLY_ROUNDED: bool = false;
-    const FLAGS: bool = true;
-
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn quotient(self, x: F) -> (F, F::Bits) {
-        let scaled = x * self.unit;
-        let q = x * self.reciprocal;
-        let r = q.mul_add(self.negated, scaled);
-        let q = r.mul_add(self.reciprocal_unit, q);
-        // |R|·S against the bound times S: the sign of the difference.
-        let exponent = F::from_encoding((q * self.below_one).encoding() & F::EXPONENT);
-        let remainder = q.mul_add(self.negated, scaled);
-        let over = exponent * self.bound - remainder.abs();
-        (q, over.encoding())
-    }
-}
-
-/// Markstein's correction of the product with the reciprocal in two parts, for a decode whose
-/// offset absorbs the quotients of the least magnitudes. Not correctly rounded there, nor for
-/// infinities, which the decode's check of its input sends to the exact path.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Compensated<F> {
+pub(crate) struct Compensated<F: HwFloat, const SMALL: bool> {
     /// `h = RN(1 / scale)`.
     high: F,
     /// `l = RN(1 / scale − h)`.
     low: F,
     /// `-scale`.
     negated: F,
+    /// The encoding of the least magnitude whose quotient is exact.
+    least: F::Bits,
 }
 
-impl<F: HwFloat> Quotient<F> for Compensated<F> {
+impl<F: HwFloat, const SMALL: bool> Quotient<F> for Compensated<F, SMALL> {
     const CORRECTLY_ROUNDED: bool = false;
-    const FLAGS: bool = false;
 
     #[expect(
         clippy::inline_always,
@@ -168,40 +117,35 @@ impl<F: HwFloat> Quotient<F> for Compensated<F> {
     fn quotient(self, x: F) -> (F, F::Bits) {
         let q = x.mul_add(self.high, x * self.low);
         let r = q.mul_add(self.negated, x);
-        (r.mul_add(self.high, q), F::Bits::zero())
+        let q = r.mul_add(self.high, q);
+        if !SMALL {
+            return (q, F::Bits::zero());
+        }
+        // Below `least` and not zero: both differences negative (the magnitude's encoding has a
+        // clear sign bit, so adding the largest positive encoding sets it unless it is zero).
+        let magnitude = x.abs().encoding();
+        let positive = !(-F::zero()).encoding();
+        let below = num_traits::WrappingSub::wrapping_sub(&magnitude, &self.least);
+        (q, below & (magnitude + positive))
     }
 }
 
-impl<F: HwFloat> Compensated<F> {
-    /// The correction for `scale` and `offset`, if it applies (see the module's documentation).
-    fn new(scale: F, offset: F) -> Option<Self> {
-        let format = F::FORMAT;
-        let precision = i32::try_from(format.mantissa_bits).expect("small") + 1;
-        let least_exponent = 1 - format.bias;
-        let range = if format == FloatFormat::FLOAT32 {
-            20
-        } else {
-            50
-        };
-        let least_offset = 2f64.powi(least_exponent + 2 * precision + 2 * range + 8);
-        let magnitude = scale.abs().to_f64();
-        let applies = (2f64.powi(-range)..=2f64.powi(range)).contains(&magnitude)
-            && offset.abs().to_f64() >= least_offset;
-        applies.then(|| {
-            let high = F::one() / scale;
-            Self {
-                high,
-                low: (-scale).mul_add(high, F::one()) / scale,
-                negated: -scale,
-            }
-        })
+impl<F: HwFloat, const SMALL: bool> Compensated<F, SMALL> {
+    fn new(scale: F, least: F) -> Self {
+        let high = F::one() / scale;
+        Self {
+            high,
+            low: (-scale).mul_add(high, F::one()) / scale,
+            negated: -scale,
+            least: least.encoding(),
+        }
     }
 }
 
 /// The division of a loop bound by the memory it writes rather than by its arithmetic (the
 /// fused read, whose float64 output streams into a large buffer): there the divider runs
 /// alongside the other operations, and a correction's extra operations cost more than they
-/// save (the fused read of the reflectance benchmark took 10-13 % longer with the checked one on
+/// save (the fused read of the reflectance benchmark took 10-13 % longer with a checked one on
 /// an Intel Xeon). The hardware division for float64, the widened product for float32; both
 /// correctly rounded.
 #[derive(Clone, Copy, Debug)]
@@ -252,8 +196,10 @@ impl<F: HwFloat> Streaming<F> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Division<F: HwFloat> {
     Streaming(Streaming<F>),
-    Corrected(Corrected<F>),
-    Compensated(Compensated<F>),
+    /// The correction, with an offset that absorbs the quotients of the least magnitudes.
+    Compensated(Compensated<F, false>),
+    /// The correction, sending the least magnitudes to the exact path.
+    CompensatedSmall(Compensated<F, true>),
 }
 
 /// A loop to run with the quotient of a [`Division`].
@@ -267,51 +213,37 @@ pub(crate) trait WithQuotient<F: HwFloat> {
 impl<F: HwFloat> Division<F> {
     /// The division by `scale` of a decode that then adds `offset`, for loops on `isa`.
     pub(crate) fn new(scale: F, offset: F, isa: Isa) -> Self {
-        if !isa.has_fma() {
-            return Self::Streaming(Streaming::new(scale));
-        }
-        if let Some(compensated) = Compensated::new(scale, offset) {
-            return Self::Compensated(compensated);
-        }
-        let precision = F::FORMAT.mantissa_bits + 1;
+        let format = F::FORMAT;
+        let precision = i32::try_from(format.mantissa_bits).expect("small") + 1;
+        let least_exponent = 1 - format.bias;
+        let range = if format == FloatFormat::FLOAT32 {
+            20
+        } else {
+            50
+        };
         let magnitude = scale.abs().to_f64();
-        let eligible = F::FORMAT == FloatFormat::FLOAT64
-            && (2f64.powi(-50)..=2f64.powi(50)).contains(&magnitude)
+        let applies = isa.has_fma()
+            && (2f64.powi(-range)..=2f64.powi(range)).contains(&magnitude)
             && !(offset.is_zero() && offset.is_sign_negative());
-        if !eligible {
+        if !applies {
             return Self::Streaming(Streaming::new(scale));
         }
-        let unit = F::from_f64(2f64.powi(-i32::try_from(precision).expect("small")));
-        let bound = scale.abs() * unit;
-        // S: the power of two that takes `bound` into [1, 2).
-        let s = F::one() / F::from_encoding(bound.encoding() & F::EXPONENT);
-        let reciprocal = F::one() / scale;
-        Self::Corrected(Corrected {
-            reciprocal,
-            unit: s,
-            reciprocal_unit: reciprocal / s,
-            negated: -scale * s,
-            below_one: F::one() - unit,
-            bound: bound * s,
-        })
-    }
-
-    /// The largest magnitude this division takes (where `x·S` stays finite), or `None` if it takes
-    /// every finite one.
-    pub(crate) fn limit(self) -> Option<F> {
-        match self {
-            Self::Corrected(c) => Some(F::max_value() / c.unit / (F::one() + F::one())),
-            _ => None,
+        let least = F::from_f64(2f64.powi(least_exponent + precision + range + 3));
+        let absorbing = 2f64.powi(least_exponent + 2 * precision + 2 * range + 8);
+        if offset.abs().to_f64() >= absorbing {
+            Self::Compensated(Compensated::new(scale, least))
+        } else {
+            Self::CompensatedSmall(Compensated::new(scale, least))
         }
     }
 
     /// Whether a decode by this division, `(d / scale) + offset` for a finite `|d| ≤ largest`, can
-    /// overflow ([`Streaming::may_overflow`]). Always `true` for a quotient that is not correctly
-    /// rounded, whose loop checks every element anyway.
+    /// overflow ([`Streaming::may_overflow`]). Always `true` for the correction, whose loop checks
+    /// every element anyway.
     pub(crate) fn may_overflow(self, largest: F, offset: F) -> bool {
         match self {
             Self::Streaming(s) => s.may_overflow(largest, offset),
-            Self::Corrected(_) | Self::Compensated(_) => true,
+            Self::Compensated(_) | Self::CompensatedSmall(_) => true,
         }
     }
 
@@ -319,7 +251,7 @@ impl<F: HwFloat> Division<F> {
     /// the loops).
     pub(crate) fn is_exact(self, x: F) -> bool {
         match self {
-            Self::Corrected(q) => !F::sign_bit(q.quotient(x).1),
+            Self::CompensatedSmall(q) => !F::sign_bit(q.quotient(x).1),
             Self::Streaming(_) | Self::Compensated(_) => true,
         }
     }
@@ -339,8 +271,8 @@ impl<F: HwFloat> Division<F> {
     pub(crate) fn with<W: WithQuotient<F>>(self, body: W) -> W::Output {
         match self {
             Self::Streaming(s) => s.with(body),
-            Self::Corrected(q) => body.run(q),
             Self::Compensated(q) => body.run(q),
+            Self::CompensatedSmall(q) => body.run(q),
         }
     }
 }

@@ -15,8 +15,8 @@ use super::division::{Division, Quotient, WithQuotient};
 use super::kernel::{convert_block, parameter};
 use crate::Direction;
 use crate::fault::ElementFault;
+use crate::kernel::Typed;
 use crate::kernel::simd::{BlockLoop, Isa, Vectorized};
-use crate::kernel::{Typed, assume_init};
 use crate::numeric::{HwFloat, NumericType};
 
 /// `scale_offset` in float32 or float64 arithmetic.
@@ -71,10 +71,6 @@ impl<F: HwFloat> FloatKernel<F> {
         let division = Division::new(scale, offset, isa);
         let safe = safe_magnitude(direction, offset.to_f64(), scale.to_f64(), max)
             .map_or(-F::one(), F::from_f64);
-        let safe = match (direction, division.limit()) {
-            (Direction::Decode, Some(limit)) => safe.min(limit),
-            _ => safe,
-        };
         Self {
             t,
             direction,
@@ -102,7 +98,11 @@ impl<F: HwFloat> FloatKernel<F> {
     fn compute_in_place(&self, data: &mut [F]) -> usize {
         let (offset, scale, safe) = (self.offset, self.scale, self.safe);
         match self.direction {
-            Direction::Encode => in_runs(data, safe, |x| (x - offset) * scale),
+            Direction::Encode => in_runs(
+                data,
+                |x| (safe - x.abs()).encoding(),
+                |x| (x - offset) * scale,
+            ),
             Direction::Decode => self.division.with(InPlaceDecode {
                 data,
                 offset,
@@ -192,18 +192,18 @@ impl<S: Copy, F: HwFloat, D: Dividend<S, F>> WithQuotient<F> for Decode<'_, S, F
 }
 
 /// Applies `f` to the leading elements of `data` where they are, run by run up to the first run
-/// holding an element of magnitude beyond `safe` (or infinite); returns how many it converted.
+/// holding an element whose `check` has its sign bit set; returns how many it converted.
 #[expect(
     clippy::inline_always,
     reason = "inlined into each instruction set's copy of the loop"
 )]
 #[inline(always)]
-fn in_runs<F: HwFloat>(data: &mut [F], safe: F, f: impl Fn(F) -> F) -> usize {
+fn in_runs<F: HwFloat>(data: &mut [F], check: impl Fn(F) -> F::Bits, f: impl Fn(F) -> F) -> usize {
     let mut done = 0;
     for run in data.chunks_mut(IN_PLACE_RUN) {
         let mut signs = F::Bits::zero();
         for &x in &*run {
-            signs |= (safe - x.abs()).encoding();
+            signs |= check(x);
         }
         if F::sign_bit(signs) {
             break;
@@ -218,8 +218,8 @@ fn in_runs<F: HwFloat>(data: &mut [F], safe: F, f: impl Fn(F) -> F) -> usize {
 
 /// The decode of the leading elements of `data` where they are; gives how many it converted. A
 /// correctly rounded quotient with parameters that let no finite element overflow needs no check;
-/// a quotient without flags is checked on its input, run by run; the others (whose check needs
-/// the quotients) compute each run into a block on the stack and copy it over their input.
+/// the others check a run's input (its magnitude against `safe`, and the quotient's flags, which
+/// depend on the input alone) before they decode it.
 struct InPlaceDecode<'a, F> {
     data: &'a mut [F],
     offset: F,
@@ -243,29 +243,11 @@ impl<F: HwFloat> WithQuotient<F> for InPlaceDecode<'_, F> {
             }
             return self.data.len();
         }
-        if !Q::FLAGS {
-            return in_runs(self.data, safe, |x| quotient.quotient(x).0 + offset);
-        }
-        let mut staged = [MaybeUninit::<F>::uninit(); IN_PLACE_RUN];
-        let mut done = 0;
-        for run in self.data.chunks_mut(IN_PLACE_RUN) {
-            let output = &mut staged[..run.len()];
-            let decode = Decode {
-                dividend: Itself,
-                offset,
-                safe,
-                overflows: self.overflows,
-                input: run,
-                output,
-            };
-            if decode.run(quotient) {
-                break;
-            }
-            // SAFETY: the decode wrote every element of the run's block.
-            run.copy_from_slice(unsafe { assume_init(&mut staged[..run.len()]) });
-            done += run.len();
-        }
-        done
+        in_runs(
+            self.data,
+            |x| quotient.quotient(x).1 | (safe - x.abs()).encoding(),
+            |x| quotient.quotient(x).0 + offset,
+        )
     }
 }
 
