@@ -91,11 +91,7 @@ fn check<F: HwFloat>(scale: F, offset: F, inputs: &[F]) -> (usize, usize) {
 
 /// The least magnitude whose quotient the correction computes exactly.
 fn least_exact<F: HwFloat>() -> f64 {
-    2f64.powi(if F::FORMAT == FloatFormat::FLOAT32 {
-        -79
-    } else {
-        -916
-    })
+    2f64.powi([-916, -79][usize::from(F::FORMAT == FloatFormat::FLOAT32)])
 }
 
 /// Scales with every kind of significand: decimal fractions, all ones, just above a power of two,

@@ -87,9 +87,9 @@ impl<F: HwFloat> FloatKernel<F> {
     /// The arithmetic of the leading elements of `data` where they are, run by run up to the
     /// first run holding an element for the exact path; returns how many elements it converted.
     ///
-    /// An encode checks a run (the sign bits of `safe - |x|`) while it is in the L1 cache and
-    /// then converts it where it is, and so does a decode whose quotient needs no other check; see
-    /// [`InPlaceDecode`] for the others.
+    /// A run is checked (the sign bits of `safe - |x|`, and a decode's quotient flags) while it
+    /// is in the L1 cache and then converted where it is; a decode that needs no check converts
+    /// everything at once ([`InPlaceDecode`]).
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"
