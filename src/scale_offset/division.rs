@@ -131,14 +131,50 @@ impl<F: HwFloat, const SMALL: bool> Quotient<F> for Compensated<F, SMALL> {
 }
 
 impl<F: HwFloat, const SMALL: bool> Compensated<F, SMALL> {
-    fn new(scale: F, least: F) -> Self {
+    fn new(scale: F) -> Self {
         let high = F::one() / scale;
         Self {
             high,
             low: (-scale).mul_add(high, F::one()) / scale,
             negated: -scale,
-            least: least.encoding(),
+            least: F::from_f64(Bounds::of::<F>().least).encoding(),
         }
+    }
+}
+
+/// Where the correction applies, for one float type (see the module's documentation).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bounds {
+    /// `B`: the correction takes scales of magnitude in `[2^-B, 2^B]`.
+    pub(crate) range: i32,
+    /// `2^(e_min + p + B + 3)`: the least magnitude whose quotient it computes exactly.
+    pub(crate) least: f64,
+    /// `2^(e_min + 2p + 2B + 8)`: the least offset magnitude that absorbs the quotients of smaller
+    /// magnitudes.
+    pub(crate) absorbing: f64,
+}
+
+impl Bounds {
+    /// The bounds for `F`.
+    pub(crate) fn of<F: HwFloat>() -> Self {
+        let format = F::FORMAT;
+        let precision = i32::try_from(format.mantissa_bits).expect("small") + 1;
+        let least_exponent = 1 - format.bias;
+        let range = if format == FloatFormat::FLOAT32 {
+            20
+        } else {
+            50
+        };
+        Self {
+            range,
+            least: 2f64.powi(least_exponent + precision + range + 3),
+            absorbing: 2f64.powi(least_exponent + 2 * precision + 2 * range + 8),
+        }
+    }
+
+    /// Whether the correction takes `scale`.
+    fn takes(self, scale: f64) -> bool {
+        (2f64.powi(-self.range)..=2f64.powi(self.range)).contains(&scale.abs())
     }
 }
 
@@ -213,27 +249,16 @@ pub(crate) trait WithQuotient<F: HwFloat> {
 impl<F: HwFloat> Division<F> {
     /// The division by `scale` of a decode that then adds `offset`, for loops on `isa`.
     pub(crate) fn new(scale: F, offset: F, isa: Isa) -> Self {
-        let format = F::FORMAT;
-        let precision = i32::try_from(format.mantissa_bits).expect("small") + 1;
-        let least_exponent = 1 - format.bias;
-        let range = if format == FloatFormat::FLOAT32 {
-            20
-        } else {
-            50
-        };
-        let magnitude = scale.abs().to_f64();
+        let bounds = Bounds::of::<F>();
         let applies = isa.has_fma()
-            && (2f64.powi(-range)..=2f64.powi(range)).contains(&magnitude)
+            && bounds.takes(scale.to_f64())
             && !(offset.is_zero() && offset.is_sign_negative());
         if !applies {
-            return Self::Streaming(Streaming::new(scale));
-        }
-        let least = F::from_f64(2f64.powi(least_exponent + precision + range + 3));
-        let absorbing = 2f64.powi(least_exponent + 2 * precision + 2 * range + 8);
-        if offset.abs().to_f64() >= absorbing {
-            Self::Compensated(Compensated::new(scale, least))
+            Self::Streaming(Streaming::new(scale))
+        } else if offset.abs().to_f64() >= bounds.absorbing {
+            Self::Compensated(Compensated::new(scale))
         } else {
-            Self::CompensatedSmall(Compensated::new(scale, least))
+            Self::CompensatedSmall(Compensated::new(scale))
         }
     }
 

@@ -8,6 +8,9 @@ use super::*;
 use crate::kernel::simd::Vectorized;
 use crate::reference::Seeded;
 
+#[path = "compensated_tests.rs"]
+mod compensated;
+
 /// The quotients of `input` and whether each may be inexact, computed in `isa`'s loops.
 struct Run<'a, F: HwFloat> {
     division: Division<F>,
@@ -70,7 +73,7 @@ fn check<F: HwFloat>(scale: F, offset: F, inputs: &[F]) -> (usize, usize) {
             let (q, flagged) = unsafe { y.assume_init() };
             assert_eq!(flagged, !division.is_exact(x), "{x:?} / {scale:?}");
             if flagged {
-                unsure += usize::from(x.abs().to_f64() >= least_exact::<F>());
+                unsure += usize::from(x.abs().to_f64() >= Bounds::of::<F>().least);
                 continue;
             }
             exact += 1;
@@ -87,11 +90,6 @@ fn check<F: HwFloat>(scale: F, offset: F, inputs: &[F]) -> (usize, usize) {
         }
     }
     (exact, unsure)
-}
-
-/// The least magnitude whose quotient the correction computes exactly.
-fn least_exact<F: HwFloat>() -> f64 {
-    2f64.powi([-916, -79][usize::from(F::FORMAT == FloatFormat::FLOAT32)])
 }
 
 /// Scales with every kind of significand: decimal fractions, all ones, just above a power of two,
@@ -194,109 +192,12 @@ fn float32_quotients_through_float64_are_the_rounded_quotients() {
     }
 }
 
-/// The least offset and the extreme scales of [`Compensated`], for `F`.
+/// The least absorbing offset and the extreme scales of [`Compensated`], for `F`.
 fn compensated_edges<F: HwFloat>() -> (f64, [f64; 2]) {
-    let float32 = F::FORMAT == FloatFormat::FLOAT32;
-    let (least_offset, range) = if float32 { (-30, 20) } else { (-808, 50) };
-    (
-        2f64.powi(least_offset),
-        [2f64.powi(-range), 2f64.powi(range)],
-    )
-}
-
-/// Inputs around the magnitude below which [`Compensated`] relies on the offset, and subnormals.
-fn near_the_bottom<F: HwFloat>() -> Vec<F> {
-    let float32 = F::FORMAT == FloatFormat::FLOAT32;
-    let bottom = if float32 { -79 } else { -916 };
-    let mut inputs = Vec::new();
-    for (i, r) in Seeded(37).take(20_000).enumerate() {
-        #[expect(clippy::cast_precision_loss, reason = "a random significand")]
-        let significand = 1.0 + (r >> 11) as f64 / 2f64.powi(53);
-        let exponent = bottom - 40 + i32::try_from(r % 60).expect("small");
-        let x = F::from_f64(significand * 2f64.powi(exponent));
-        inputs.push(if i % 2 == 0 { x } else { -x });
-    }
-    inputs.extend([F::min_positive_value(), -F::min_positive_value(), F::zero()]);
-    inputs
-}
-
-#[test]
-fn the_two_part_correction_is_exact_down_to_its_least_offset() {
-    fn edges<F: HwFloat>(inputs: &[F]) -> usize {
-        let (least_offset, [least_scale, largest_scale]) = compensated_edges::<F>();
-        let mut exact = 0;
-        let scales = [least_scale, largest_scale, 0.1, -3.0, 1.0 / 3.0, 1e4];
-        for scale in scales.map(F::from_f64) {
-            for offset in [least_offset, -least_offset, -10.0, 1e-3].map(F::from_f64) {
-                let division = Division::new(scale, offset, Isa::best());
-                assert_eq!(
-                    matches!(division, Division::Compensated(_)),
-                    Isa::best().has_fma(),
-                    "{scale:?} {offset:?}"
-                );
-                let (taken, unsure) = check(scale, offset, inputs);
-                assert_eq!(unsure, 0, "{scale:?} {offset:?}");
-                exact += taken;
-            }
-        }
-        exact
-    }
-    let mut inputs = inputs32(1 << 16 | 7);
-    inputs.extend(near_the_bottom::<f32>());
-    assert!(edges(&inputs) > 24 * 80_000);
-    let mut inputs = inputs64(3000, 41);
-    inputs.extend(near_the_bottom::<f64>());
-    assert!(edges(&inputs) > 24 * 20_000);
-}
-
-/// Pairs `(x, scale)` whose quotient lies within `2^-2p` (relative) of a midpoint between
-/// neighbouring floats, the closest there are: `x = A·2^(1−p)` and `scale = B·2^(1−p)` for odd
-/// `p`-bit integers with `N·B = A·2^(p+1) ± 1` for an odd `N` of `p + 1` bits, so that
-/// `x / scale = N·2^−(p+1) ∓ 2^−(p+1)/B`.
-fn near_midpoints<F: HwFloat>(count: usize, seed: u64) -> Vec<(F, F)> {
-    let p = F::FORMAT.mantissa_bits + 1;
-    let modulus = 1u128 << (p + 1);
-    let unit = 2f64.powi(1 - i32::try_from(p).expect("small"));
-    let mut pairs = Vec::new();
-    for r in Seeded(seed) {
-        let b = (u128::from(r) % (1 << (p - 1))) | (1 << (p - 1)) | 1;
-        // The inverse of B modulo 2^128, by Newton's iteration.
-        let inverse = (0..7).fold(b, |y, _| {
-            y.wrapping_mul(2u128.wrapping_sub(b.wrapping_mul(y)))
-        });
-        for sign in [1u128, modulus - 1] {
-            let n = inverse.wrapping_mul(sign) % modulus;
-            let a = ((n * b).wrapping_sub(sign % modulus) % (1 << (2 * p + 2))) >> (p + 1);
-            if n >= 1 << p && (1 << (p - 1)..1 << p).contains(&a) {
-                #[expect(clippy::cast_precision_loss, reason = "p-bit integers")]
-                pairs.push((F::from_f64(a as f64 * unit), F::from_f64(b as f64 * unit)));
-            }
-        }
-        if pairs.len() >= count {
-            return pairs;
-        }
-    }
-    unreachable!("an endless sequence")
-}
-
-#[test]
-fn quotients_next_to_a_midpoint_round_to_the_nearer_side() {
-    fn hard<F: HwFloat>() -> usize {
-        let (least_offset, _) = compensated_edges::<F>();
-        let mut exact = 0;
-        for (x, scale) in near_midpoints::<F>(200, 43) {
-            // The least offset leaves a quotient near 1 as it is; offset 0 takes the correction
-            // that checks the smallest magnitudes, -0 the correctly rounded division.
-            for offset in [least_offset, 0.0, -0.0].map(F::from_f64) {
-                let (taken, unsure) = check(scale, offset, &[x, -x]);
-                assert_eq!(unsure, 0);
-                exact += taken;
-            }
-        }
-        exact
-    }
-    assert!(hard::<f32>() >= 200 * 2 * 3);
-    assert!(hard::<f64>() >= 200 * 2 * 3);
+    let Bounds {
+        range, absorbing, ..
+    } = Bounds::of::<F>();
+    (absorbing, [2f64.powi(-range), 2f64.powi(range)])
 }
 
 #[test]
@@ -384,10 +285,15 @@ fn exhaustive_float32_quotients_for_many_scales() {
     #[expect(clippy::cast_possible_truncation, reason = "float32 scales")]
     let scales = scales().into_iter().map(|s| s as f32);
     let inputs: Vec<f32> = (0..=u32::MAX).step_by(1031).map(f32::from_bits).collect();
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a power of two float32 holds"
+    )]
+    let absorbing = Bounds::of::<f32>().absorbing as f32;
     for scale in scales {
         // -0 takes the widened product, 0 the correction that checks the smallest magnitudes,
         // the others the one that leaves them to the offset.
-        for offset in [-0.0, 0.0, -10.0, 2f32.powi(-30)] {
+        for offset in [-0.0, 0.0, -10.0, absorbing] {
             let (exact, unsure) = check(scale, offset, &inputs);
             assert_eq!(unsure, 0);
             assert!(exact > 4_000_000);

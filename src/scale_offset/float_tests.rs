@@ -3,6 +3,7 @@
 use super::*;
 use crate::fault::FaultKind;
 use crate::numeric::Value;
+use crate::scale_offset::division::Bounds;
 use crate::scale_offset::kernel::element;
 
 fn bits(values: &[f64]) -> Vec<u64> {
@@ -225,14 +226,24 @@ fn the_decode_skips_its_overflow_check_exactly_where_no_finite_element_can_overf
 fn exhaustive_every_float32_decode_by_the_correction_is_exact() {
     let t = NumericType::Float32;
     let isa = Isa::best();
-    // 0x3fcfef89 has quotients within 2^-48 of a midpoint; 2^20 is the largest scale of the
-    // two-part correction, 2^-30 the least offset that absorbs the smallest quotients; without
-    // an offset, the smallest magnitudes take the exact path.
+    // 0x3fcfef89 has quotients within 2^-48 of a midpoint; then the largest scale of the
+    // two-part correction, the least offset that absorbs the smallest quotients, and no offset
+    // (where the smallest magnitudes take the exact path).
     let hard = f32::from_bits(0x3fcf_ef89);
+    let bounds = Bounds::of::<f32>();
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "powers of two float32 holds"
+    )]
+    let (absorbing, largest, least) = (
+        bounds.absorbing as f32,
+        2f32.powi(bounds.range),
+        bounds.least as f32,
+    );
     let cases = [
         (0.1, -10.0),
-        (hard, 2f32.powi(-30)),
-        (2f32.powi(20), -1e-3),
+        (hard, absorbing),
+        (largest, -1e-3),
         (0.1, 0.0),
     ];
     for (scale, offset) in cases {
@@ -243,9 +254,9 @@ fn exhaustive_every_float32_decode_by_the_correction_is_exact() {
         let mut output = vec![0f32; 1 << 20];
         let mut wrong = 0usize;
         for start in (0..=u32::MAX).step_by(1 << 20) {
-            // Elements beyond the safe magnitude, and without an offset those below 2^-79, take
+            // Elements beyond the safe magnitude, and without an offset those below `least`, take
             // the exact element function (tested against the model elsewhere): here 0.
-            let least = if offset == 0.0 { 2f32.powi(-79) } else { 0.0 };
+            let least = if offset == 0.0 { least } else { 0.0 };
             let input: Vec<f32> = (start..=start | 0xf_ffff)
                 .map(f32::from_bits)
                 .map(|x| {

@@ -89,32 +89,39 @@ pub(super) unsafe fn convert<R: Register>(
     let c = constants;
     // Clamped to a range without negative values, what is rounded is not negative.
     let unsigned = clamps(c.kind) && c.lo >= 0.0;
+    // Whether the conversion keeps the target's least value (see [`groups`]).
+    let packed = R::FLOORS_SIGNED || unsigned;
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
         match rounding {
-            RoundingMode::NearestEven if R::FLOORS_SIGNED || unsigned => {
-                by_kind::<R, NEAREST, NONE, true>(c, input, output)
-            }
-            RoundingMode::NearestEven => by_kind::<R, NEAREST, NONE, false>(c, input, output),
+            RoundingMode::NearestEven => by_packing::<R, NEAREST, NONE>(c, packed, input, output),
             RoundingMode::NearestAway if unsigned => {
                 by_kind::<R, ZERO, UNSIGNED, true>(c, input, output)
             }
-            RoundingMode::NearestAway if R::FLOORS_SIGNED => {
-                by_kind::<R, ZERO, SIGNED, true>(c, input, output)
-            }
-            RoundingMode::NearestAway => by_kind::<R, ZERO, SIGNED, false>(c, input, output),
-            RoundingMode::TowardsZero if R::FLOORS_SIGNED || unsigned => {
-                by_kind::<R, ZERO, NONE, true>(c, input, output)
-            }
-            RoundingMode::TowardsZero => by_kind::<R, ZERO, NONE, false>(c, input, output),
-            RoundingMode::TowardsPositive if R::FLOORS_SIGNED || unsigned => {
-                by_kind::<R, UP, NONE, true>(c, input, output)
-            }
-            RoundingMode::TowardsPositive => by_kind::<R, UP, NONE, false>(c, input, output),
-            RoundingMode::TowardsNegative if R::FLOORS_SIGNED || unsigned => {
-                by_kind::<R, DOWN, NONE, true>(c, input, output)
-            }
-            RoundingMode::TowardsNegative => by_kind::<R, DOWN, NONE, false>(c, input, output),
+            RoundingMode::NearestAway => by_packing::<R, ZERO, SIGNED>(c, packed, input, output),
+            RoundingMode::TowardsZero => by_packing::<R, ZERO, NONE>(c, packed, input, output),
+            RoundingMode::TowardsPositive => by_packing::<R, UP, NONE>(c, packed, input, output),
+            RoundingMode::TowardsNegative => by_packing::<R, DOWN, NONE>(c, packed, input, output),
+        }
+    }
+}
+
+/// [`convert`] for one rounding: the loops with and without `PACKED`.
+///
+/// # Safety
+/// As for [`by_kind`], with `packed` only where the conversion keeps the target's least value.
+unsafe fn by_packing<R: Register, const ROUND: i32, const AWAY: u8>(
+    c: Constants,
+    packed: bool,
+    input: &[R::Element],
+    output: *mut u8,
+) -> (usize, bool) {
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        if packed {
+            by_kind::<R, ROUND, AWAY, true>(c, input, output)
+        } else {
+            by_kind::<R, ROUND, AWAY, false>(c, input, output)
         }
     }
 }
