@@ -188,6 +188,32 @@ macro_rules! forward_encode_decode {
 }
 pub(crate) use forward_encode_decode;
 
+/// `partial_decoder` of `ArrayToArrayCodecTraits`: see [`partial_decoder`](crate::partial_decoder).
+/// (`async_partial_decoder` is written out in each codec: `async_trait` must see it.)
+macro_rules! partial_decoders {
+    () => {
+        fn partial_decoder(
+            self: std::sync::Arc<Self>,
+            input_handle: std::sync::Arc<dyn zarrs::array::codec::api::ArrayPartialDecoderTraits>,
+            _shape: &[std::num::NonZeroU64],
+            data_type: &zarrs::array::DataType,
+            fill_value: &zarrs::array::FillValue,
+            _options: &zarrs::array::codec::api::CodecOptions,
+        ) -> Result<
+            std::sync::Arc<dyn zarrs::array::codec::api::ArrayPartialDecoderTraits>,
+            zarrs::array::codec::api::CodecError,
+        > {
+            Ok($crate::partial_decoder::partial_decoder(
+                self,
+                input_handle,
+                data_type,
+                fill_value,
+            ))
+        }
+    };
+}
+pub(crate) use partial_decoders;
+
 #[cfg(test)]
 mod tests {
     use super::*;

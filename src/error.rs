@@ -44,12 +44,6 @@ pub enum ElementErrorKind {
     /// The element's bits are not an encoding of its data type (spare bits set in a type narrower
     /// than its byte, such as an int4 byte holding 100).
     InvalidEncoding,
-    /// Encoding succeeded, but decoding the result with the same configuration would fail, so
-    /// the chunk could never be read.
-    Unreadable,
-    /// The element equals the fill value, which does not come back from the codec unchanged, so
-    /// it would read differently from the fill value of chunks never written.
-    FillValueChanges,
 }
 
 impl std::fmt::Display for ElementErrorKind {
@@ -60,18 +54,19 @@ impl std::fmt::Display for ElementErrorKind {
             Self::InfinityNotRepresentable => "infinity not representable",
             Self::NotExact => "not exact",
             Self::InvalidEncoding => "invalid encoding",
-            Self::Unreadable => "unreadable",
-            Self::FillValueChanges => "fill value changes",
         })
     }
 }
 
 impl From<Fault> for ElementErrorKind {
     fn from(fault: Fault) -> Self {
-        if fault.encoded.is_some() {
-            return Self::Unreadable;
-        }
-        match fault.kind {
+        fault.kind.into()
+    }
+}
+
+impl From<FaultKind> for ElementErrorKind {
+    fn from(kind: FaultKind) -> Self {
+        match kind {
             FaultKind::NanNotRepresentable => Self::NanNotRepresentable,
             FaultKind::InfinityNotRepresentable => Self::InfinityNotRepresentable,
             FaultKind::OutOfRange => Self::OutOfRange,
@@ -125,6 +120,67 @@ pub enum Error {
         /// Why, and what to change.
         reason: String,
     },
+    /// The fill value does not come back from the codecs bit for bit. zarrs fills the unwritten
+    /// part of a chunk it writes, and the part of an edge chunk beyond the array, with the fill
+    /// value, while it returns the fill value for chunks never written without running any codec:
+    /// such an array would read differently depending on which chunks were written, so writes
+    /// are refused (reading is not).
+    #[error(
+        "fill value {fill_value} comes back from {through} as {becomes}, so the elements zarrs fills in when it writes a chunk (the unwritten part of a chunk, the part of an edge chunk beyond the array) would read as {becomes} but those of chunks never written as {fill_value}; writes are refused: {}",
+        survivor.as_ref().map_or_else(
+            || "choose a fill value that comes back unchanged".to_string(),
+            |s| format!("use the fill value {s}, which comes back unchanged")
+        )
+    )]
+    FillValueChanges {
+        /// The fill value (its bits as well, for NaN).
+        fill_value: String,
+        /// The codec, or the chain, that changes it.
+        through: String,
+        /// What it comes back as (`an error` if it does not come back at all).
+        becomes: String,
+        /// A fill value near it that comes back unchanged, if one is found.
+        survivor: Option<String>,
+    },
+    /// A codec of the chain cannot decode a value that a later codec of the chain can hand back
+    /// to it (where that codec rounds, clamps, wraps or maps what it stores), so a write could
+    /// succeed and never be read. [`validate_array`](crate::validate_array) reports it.
+    #[error(
+        "{codec} cannot decode {value} ({kind}), which {origin} can hand back to it, so written chunks might never be read; {advice}"
+    )]
+    ChainUnreadable {
+        /// The codec whose decode fails.
+        codec: String,
+        /// The later codec that hands the value back, and what it does to values.
+        origin: String,
+        /// A value that fails, with its data type.
+        value: String,
+        /// Why its decode fails.
+        kind: ElementErrorKind,
+        /// What to change.
+        advice: String,
+    },
+}
+
+/// An element of `t` given by its bits, as messages show it: its value, and its bits for NaN.
+pub(crate) fn describe_bits(t: crate::numeric::NumericType, bits: u64) -> String {
+    let value = crate::numeric::decode(t.kind(), bits);
+    if value.is_nan() {
+        let hex = format!("{bits:016x}");
+        format!("NaN (0x{})", &hex[16 - 2 * t.size()..])
+    } else if t == crate::numeric::NumericType::Float32
+        && !matches!(value, crate::numeric::Value::Infinity { .. })
+    {
+        // The shortest decimal that reads back as this float32.
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "the low 32 bits of a float32"
+        )]
+        let x = f32::from_bits(bits as u32);
+        format!("{x:?}").trim_end_matches(".0").to_string()
+    } else {
+        value.to_string()
+    }
 }
 
 impl Error {

@@ -66,14 +66,15 @@
 
 mod binding;
 pub mod cast_value;
+mod chain;
 mod checks;
 mod error;
 mod fault;
-mod fill;
 pub mod inspect;
 mod kernel;
 pub mod migrate;
 mod numeric;
+mod partial_decoder;
 pub mod quantize;
 mod read;
 #[cfg(test)]

@@ -130,7 +130,7 @@ fn a_value_that_cannot_be_encoded_fails_the_store_and_leaves_its_chunk_unchanged
         .store_chunk(&[1], vec![2.0, 300.0, 2.0, f64::NAN])
         .unwrap_err()
         .to_string();
-    assert!(error.contains("element 1 (300)"), "{error}");
+    assert!(error.contains("element 1 of the chunk (300)"), "{error}");
     assert!(
         error.contains("outside the range of uint8 [0, 255]"),
         "{error}"

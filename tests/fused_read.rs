@@ -23,33 +23,13 @@ fn compare<S: ?Sized + zarrs::storage::ReadableStorageTraits + 'static>(
     let expected: Result<ArrayBytes<'static>, _> = array.retrieve_array_subset(subset);
     let size = array.data_type().fixed_size().unwrap();
     let elements = usize::try_from(subset.num_elements()).unwrap();
-    // Element types of each size, so that the output is aligned as the caller's would be.
-    let got: Result<Vec<u8>, _> = match size {
-        1 => {
-            let mut out = vec![0u8; elements];
-            reader
-                .retrieve_array_subset_into(subset, &mut out)
-                .map(|()| out)
-        }
-        2 => {
-            let mut out = vec![0u16; elements];
-            reader
-                .retrieve_array_subset_into(subset, &mut out)
-                .map(|()| bytemuck::cast_slice(&out).to_vec())
-        }
-        4 => {
-            let mut out = vec![0u32; elements];
-            reader
-                .retrieve_array_subset_into(subset, &mut out)
-                .map(|()| bytemuck::cast_slice(&out).to_vec())
-        }
-        _ => {
-            let mut out = vec![0u64; elements];
-            reader
-                .retrieve_array_subset_into(subset, &mut out)
-                .map(|()| bytemuck::cast_slice(&out).to_vec())
-        }
-    };
+    let got = read_typed(
+        &reader,
+        array.data_type().name_v3().unwrap().as_ref(),
+        subset,
+        elements,
+    );
+    let _ = size;
     match (expected, got) {
         (Ok(expected), Ok(got)) => {
             let expected = expected.into_fixed().unwrap();
@@ -69,6 +49,42 @@ fn compare<S: ?Sized + zarrs::storage::ReadableStorageTraits + 'static>(
         ),
     }
     reader.is_fused()
+}
+
+/// Reads `subset` through `reader` into elements of the array's own element type, as bytes.
+fn read_typed<S: ?Sized + zarrs::storage::ReadableStorageTraits + 'static>(
+    reader: &FusedReader<'_, S>,
+    data_type: &str,
+    subset: &ArraySubset,
+    elements: usize,
+) -> Result<Vec<u8>, zarrs::array::ArrayError> {
+    fn read<
+        T: zarrs::array::Element + bytemuck::Pod,
+        S: ?Sized + zarrs::storage::ReadableStorageTraits + 'static,
+    >(
+        reader: &FusedReader<'_, S>,
+        subset: &ArraySubset,
+        elements: usize,
+    ) -> Result<Vec<u8>, zarrs::array::ArrayError> {
+        let mut out = vec![T::zeroed(); elements];
+        reader
+            .retrieve_array_subset_into(subset, &mut out)
+            .map(|()| bytemuck::cast_slice(&out).to_vec())
+    }
+    match data_type {
+        "float64" => read::<f64, S>(reader, subset, elements),
+        "float32" => read::<f32, S>(reader, subset, elements),
+        "float16" => read::<half::f16, S>(reader, subset, elements),
+        "int8" => read::<i8, S>(reader, subset, elements),
+        "uint8" => read::<u8, S>(reader, subset, elements),
+        "int16" => read::<i16, S>(reader, subset, elements),
+        "uint16" => read::<u16, S>(reader, subset, elements),
+        "int32" => read::<i32, S>(reader, subset, elements),
+        "uint32" => read::<u32, S>(reader, subset, elements),
+        "int64" => read::<i64, S>(reader, subset, elements),
+        "uint64" => read::<u64, S>(reader, subset, elements),
+        other => panic!("no element type for {other}"),
+    }
 }
 
 /// The whole array and subsets that cross chunk boundaries.
@@ -271,11 +287,11 @@ fn an_element_that_fails_to_decode_gives_the_error_zarrs_gives() {
         .retrieve_array_subset_into(&ArraySubset::new_with_ranges(&[0..4, 0..4]), &mut out)
         .unwrap_err()
         .to_string();
-    assert!(error.contains("element 2 (300)"), "{error}");
+    assert!(error.contains("element 2 of the chunk (300)"), "{error}");
 }
 
 #[test]
-fn outputs_that_do_not_match_the_subset_or_element_size_are_errors() {
+fn outputs_that_do_not_match_the_subset_or_the_element_type_are_errors() {
     let array = array(&reflectance_codecs(), "little", &json!([]), &json!("NaN"));
     let reader = FusedReader::new(&array);
     let subset = ArraySubset::new_with_ranges(&[0..2, 0..2]);
@@ -284,22 +300,61 @@ fn outputs_that_do_not_match_the_subset_or_element_size_are_errors() {
             .retrieve_array_subset_into(&subset, &mut [0f64; 3])
             .is_err()
     );
-    assert!(
+    // Elements of another type, even of the same size, as zarrs' typed reads refuse them.
+    for error in [
         reader
             .retrieve_array_subset_into(&subset, &mut [0f32; 4])
-            .is_err()
-    );
-    let outside = ArraySubset::new_with_ranges(&[36..38, 0..2]);
+            .unwrap_err(),
+        reader
+            .retrieve_array_subset_into(&subset, &mut [0u64; 4])
+            .unwrap_err(),
+        reader
+            .retrieve_array_subset_into(&subset, &mut [0i64; 4])
+            .unwrap_err(),
+    ] {
+        assert!(
+            matches!(error, zarrs::array::ArrayError::ElementError(_)),
+            "{error}"
+        );
+    }
     assert!(
         reader
-            .retrieve_array_subset_into(&outside, &mut [0f64; 4])
-            .is_err()
-    );
-    assert!(
-        reader
-            .retrieve_array_subset_into(&subset, &mut [0f64; 4])
+            .retrieve_array_subset_into(&[0..2, 0..2], &mut [0f64; 4])
             .is_ok()
     );
+    assert!(
+        reader
+            .retrieve_array_subset_into(
+                &ArraySubset::new_with_start_shape(vec![0], vec![2]).unwrap(),
+                &mut [0f64; 2]
+            )
+            .is_err()
+    );
+}
+
+#[test]
+fn subsets_beyond_the_array_read_as_zarrs_reads_them() {
+    let array = array(&reflectance_codecs(), "little", &json!([]), &json!("NaN"));
+    let values: Vec<f64> = (0..36 * 36).map(|i| f64::from(i) * 1e-4).collect();
+    array.store_array_subset(&[0..36, 0..36], values).unwrap();
+    let reader = FusedReader::new(&array);
+    for subset in [
+        ArraySubset::new_with_ranges(&[34..42, 30..38]),
+        ArraySubset::new_with_ranges(&[36..38, 0..2]),
+        ArraySubset::new_with_ranges(&[0..40, 0..40]),
+    ] {
+        let expected: Result<Vec<f64>, _> = array.retrieve_array_subset(&subset);
+        let mut got = vec![0f64; usize::try_from(subset.num_elements()).unwrap()];
+        let read = reader.retrieve_array_subset_into(&subset, &mut got);
+        match expected {
+            Ok(expected) => {
+                read.unwrap();
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&expected), "{subset:?}");
+            }
+            Err(expected) => assert_eq!(read.unwrap_err().to_string(), expected.to_string()),
+        }
+    }
 }
 
 #[test]

@@ -1,23 +1,28 @@
 //! The zarrs codec traits for `cast_value`.
 
+use std::borrow::Cow;
 use std::num::NonZeroU64;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use zarrs::array::codec::api::{ArrayToArrayCodecTraits, CodecError, CodecOptions};
 use zarrs::array::{ArrayBytes, DataType, FillValue};
 use zarrs::metadata::Configuration;
 
-use super::CastValueError;
 use super::config::{Settings, read_configuration};
 use super::dispatch::{CastSpec, cast_kernel};
 use super::element::ElementCast;
 use super::message::reason;
 use super::scalar_map::read_entries;
+use super::{CastValueError, NAME};
 use crate::Direction;
 use crate::binding::Binding;
+use crate::chain::step::{Kernels, Step};
+use crate::chain::{Context, ElementCodec, FillRule, Link, encode_against_rest, fill_changes};
 use crate::checks::{
     InputError, check_fill_size, check_length, forward_encode_decode, impl_codec_traits,
+    partial_decoders,
 };
+use crate::error::Error;
 use crate::fault::ElementFault;
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};
@@ -33,6 +38,7 @@ pub struct CastValueCodec {
     configuration: Configuration,
     settings: Settings,
     binding: Binding<Bound>,
+    link: Link,
 }
 
 /// The codec bound to its input data type.
@@ -44,6 +50,8 @@ struct Bound {
     /// The exact casts of each direction, for the fill value.
     encode_cast: ElementCast,
     decode_cast: ElementCast,
+    /// The fill value rule of the codec on its own, decided for the last fill value it met.
+    own_fill_rule: OnceLock<(Vec<u8>, Option<Error>)>,
 }
 
 #[expect(
@@ -80,6 +88,7 @@ impl CastValueCodec {
             configuration,
             settings,
             binding: Binding::default(),
+            link: Link::default(),
         })
     }
 
@@ -138,6 +147,7 @@ impl CastValueCodec {
             }),
             encode_cast,
             decode_cast,
+            own_fill_rule: OnceLock::new(),
         })
     }
 
@@ -227,39 +237,75 @@ impl CastValueCodec {
         self.encode_fill_value(&bound, fill_value)?;
         let bytes = bytes.into_fixed()?;
         check_length(bytes.len(), shape, from.size()).map_err(input_error)?;
+        let context = match direction {
+            Direction::Encode => self.link.get(data_type, fill_value),
+            Direction::Decode => None,
+        };
         if direction == Direction::Encode {
-            self.check_fill_elements(&bound, &bytes, fill_value)?;
+            self.check_fill_rule(&bound, fill_value, context.as_deref())?;
         }
-        let converted = driver::apply(kernel.as_ref(), bytes, options.concurrent_target())
-            .map_err(|fault| self.element_error(direction, from, to, fault))?;
+        let converted = match context.as_ref().and_then(|context| context.rest.as_deref()) {
+            Some(rest) => encode_against_rest(kernel.as_ref(), &self.step_of(&bound), rest, &bytes)
+                .map(Cow::Owned),
+            None => driver::apply(kernel.as_ref(), bytes, options.concurrent_target()),
+        }
+        .map_err(|fault| self.element_error(direction, from, to, fault))?;
         Ok(ArrayBytes::new_flen(converted))
     }
 
-    /// For a write: no element may equal a fill value that does not come back unchanged (see
-    /// [`crate::fill`]).
-    fn check_fill_elements(
+    fn step_of(&self, bound: &Bound) -> Step {
+        let _ = self;
+        Step::CastValue {
+            encode: bound.encode_cast.clone(),
+            decode: bound.decode_cast.clone(),
+            kernels: Kernels(Some([Arc::clone(&bound.encode), Arc::clone(&bound.decode)])),
+        }
+    }
+
+    /// One element through the kernel of `direction` (see [`driver::one`]).
+    fn convert_one_bound(
         &self,
         bound: &Bound,
-        bytes: &[u8],
-        fill_value: &FillValue,
-    ) -> Result<(), CastValueError> {
-        let (source, target) = (bound.source, self.settings.target);
-        let round_trip = |bits: u64| {
-            let y = bound.encode_cast.cast(decode(source.kind(), bits)).ok()?;
-            bound.decode_cast.cast(decode(target.kind(), y)).ok()
+        direction: Direction,
+        bits: u64,
+    ) -> Result<u64, CastValueError> {
+        let (kernel, from, to) = match direction {
+            Direction::Encode => (&bound.encode, bound.source, self.settings.target),
+            Direction::Decode => (&bound.decode, self.settings.target, bound.source),
         };
-        let fill = element_bits(fill_value.as_ne_bytes());
-        crate::fill::check_write(source, bytes, fill, round_trip).map_err(|(index, why)| {
-            CastValueError::Element {
-                direction: Direction::Encode,
-                index,
-                value: decode(source.kind(), fill).to_string(),
-                from: source.name(),
-                to: target.name(),
-                kind: crate::ElementErrorKind::FillValueChanges,
-                reason: format!("it equals the fill value, which {why}"),
-            }
-        })
+        driver::one(kernel.as_ref(), bits, to.kind())
+            .map_err(|fault| self.element_error(direction, from, to, fault))
+    }
+
+    /// For a write: the fill value must come back bit for bit, from the whole chain where
+    /// [`validate_array`](crate::validate_array) decided it, else from this codec.
+    fn check_fill_rule(
+        &self,
+        bound: &Bound,
+        fill_value: &FillValue,
+        context: Option<&Context>,
+    ) -> Result<(), Error> {
+        match context.and_then(|context| context.fill_rule.as_ref()) {
+            Some(FillRule::Survives) => return Ok(()),
+            Some(FillRule::Changes(error)) => return Err(error.clone()),
+            None => {}
+        }
+        let bytes = fill_value.as_ne_bytes();
+        if let Some((fill, rule)) = bound.own_fill_rule.get()
+            && fill == bytes
+        {
+            return rule.clone().map_or(Ok(()), Err);
+        }
+        let round_trip = |bits| {
+            let encoded = self
+                .convert_one_bound(bound, Direction::Encode, bits)
+                .ok()?;
+            self.convert_one_bound(bound, Direction::Decode, encoded)
+                .ok()
+        };
+        let rule = fill_changes(bound.source, element_bits(bytes), NAME, round_trip);
+        let _ = bound.own_fill_rule.set((bytes.to_vec(), rule.clone()));
+        rule.map_or(Ok(()), Err)
     }
 
     /// The decode of one element for the input data type `data_type`, exactly.
@@ -291,6 +337,7 @@ impl CastValueCodec {
             from: from.name(),
             to: to.name(),
             kind: fault.fault.into(),
+            encoded: fault.fault.encoded.map(|encoded| encoded.to_string()),
             reason: reason(
                 &self.settings,
                 direction,
@@ -303,8 +350,38 @@ impl CastValueCodec {
     }
 }
 
+impl ElementCodec for CastValueCodec {
+    fn step(&self, data_type: &DataType) -> Result<Step, Error> {
+        let bound = self.bound(data_type)?;
+        Ok(self.step_of(&bound))
+    }
+
+    fn check(
+        &self,
+        data_type: &DataType,
+        fill_value: &FillValue,
+    ) -> Result<(DataType, FillValue), Error> {
+        Ok(CastValueCodec::check(self, data_type, fill_value)?)
+    }
+
+    fn convert_one(
+        &self,
+        data_type: &DataType,
+        direction: Direction,
+        bits: u64,
+    ) -> Result<u64, Error> {
+        let bound = self.bound(data_type)?;
+        Ok(self.convert_one_bound(&bound, direction, bits)?)
+    }
+
+    fn link(&self) -> &Link {
+        &self.link
+    }
+}
+
 impl_codec_traits!(CastValueCodec);
 
+#[cfg_attr(feature = "async", async_trait::async_trait)]
 impl ArrayToArrayCodecTraits for CastValueCodec {
     fn into_dyn(self: Arc<Self>) -> Arc<dyn ArrayToArrayCodecTraits> {
         self
@@ -328,6 +405,7 @@ impl ArrayToArrayCodecTraits for CastValueCodec {
         decoded_fill_value: &FillValue,
     ) -> Result<FillValue, CodecError> {
         let bound = self.bound(decoded_data_type)?;
+        check_fill_size(decoded_fill_value.size(), bound.source.size()).map_err(input_error)?;
         Ok(FillValue::new(
             self.encode_fill_value(&bound, decoded_fill_value)
                 .unwrap_or_else(|_| vec![0; self.settings.target.size()]),
@@ -335,4 +413,22 @@ impl ArrayToArrayCodecTraits for CastValueCodec {
     }
 
     forward_encode_decode!();
+    partial_decoders!();
+
+    #[cfg(feature = "async")]
+    async fn async_partial_decoder(
+        self: Arc<Self>,
+        input_handle: Arc<dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits>,
+        _shape: &[NonZeroU64],
+        data_type: &DataType,
+        fill_value: &FillValue,
+        _options: &CodecOptions,
+    ) -> Result<Arc<dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits>, CodecError> {
+        Ok(crate::partial_decoder::async_partial_decoder(
+            self,
+            input_handle,
+            data_type,
+            fill_value,
+        ))
+    }
 }

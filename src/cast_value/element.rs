@@ -14,7 +14,7 @@ use crate::fault::{Fault, FaultKind};
 use crate::numeric::{NumericType, OutOfRangeMode, RoundingMode, Value, decode, encode};
 
 /// One direction of a cast: the procedure from `from` to `to`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ElementCast {
     /// The input type.
     pub(crate) from: NumericType,

@@ -46,12 +46,13 @@ pub enum CastValueError {
     },
     /// An element has no acceptable result.
     #[error(
-        "cast_value: cannot {direction} element {index} ({value}) from {from} to {to}: {reason}"
+        "cast_value: cannot {direction} element {index} of the chunk ({value}) from {from} to {to}: {reason}"
     )]
     Element {
         /// Encoding or decoding.
         direction: Direction,
-        /// The index of the element in the chunk (or chunk subset) being converted.
+        /// The index of the element in the chunk, in C order (in a partial read, in the part of
+        /// the chunk read).
         index: usize,
         /// The value of the element (for [`ElementErrorKind::InvalidEncoding`], its byte).
         value: String,
@@ -59,8 +60,11 @@ pub enum CastValueError {
         from: &'static str,
         /// The data type it is cast to.
         to: &'static str,
-        /// What went wrong.
+        /// What went wrong (for an element whose encode succeeded, what went wrong decoding it).
         kind: ElementErrorKind,
+        /// What the element encodes to, where its encode succeeded but the decode of that value
+        /// fails, so that the chunk could not be read back: the write is refused.
+        encoded: Option<String>,
         /// Why, and what to change.
         reason: String,
     },

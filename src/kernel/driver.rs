@@ -171,6 +171,35 @@ pub(crate) fn apply_into(
     convert_range(kernel, input, Output::Init(output))
 }
 
+/// Converts one element given by its bits; an encode whose result the codec's own decode rejects
+/// gives that result, as a write against the whole chain may take it.
+///
+/// # Errors
+/// Returns the element's fault otherwise.
+pub(crate) fn one(
+    kernel: &dyn Kernel,
+    bits: u64,
+    output_kind: crate::numeric::Kind,
+) -> Result<u64, ElementFault> {
+    let (in_size, out_size) = kernel.sizes();
+    let mut input = [0u8; 8];
+    let mut output = [0u8; 8];
+    crate::numeric::write_element_bits(bits, &mut input[..in_size]);
+    match apply_into(kernel, &input[..in_size], &mut output[..out_size]) {
+        Ok(()) => Ok(crate::numeric::element_bits(&output[..out_size])),
+        Err(fault) => match fault.fault.encoded {
+            Some(encoded) => crate::numeric::encode(
+                encoded,
+                output_kind,
+                crate::numeric::RoundingMode::NearestEven,
+                None,
+            )
+            .map_err(|_| fault),
+            None => Err(fault),
+        },
+    }
+}
+
 /// Splits the conversion of `input` into `output` over `tasks` threads (ranges of whole blocks).
 fn convert_parts(
     kernel: &dyn Kernel,

@@ -111,6 +111,30 @@ impl Value {
     }
 }
 
+impl Value {
+    /// The order of two values on the extended real line (-0 and +0 equal), or `None` if either
+    /// is NaN.
+    pub(crate) fn compare(self, other: Self) -> Option<Ordering> {
+        // Negative values first, and among them the larger magnitude first.
+        let key = |v: Self| match v {
+            Self::Nan => None,
+            Self::Infinity { negative } => Some((if negative { 0 } else { 4 }, 0, 0)),
+            Self::Finite { significand: 0, .. } => Some((2, 0, 0)),
+            Self::Finite {
+                negative,
+                significand,
+                exponent,
+            } => Some((if negative { 1 } else { 3 }, significand, exponent)),
+        };
+        let ((class_a, sa, ea), (class_b, sb, eb)) = (key(self)?, key(other)?);
+        Some(match class_a.cmp(&class_b) {
+            Ordering::Equal if class_a == 1 => compare_magnitudes(sb, eb, sa, ea),
+            Ordering::Equal if class_a == 3 => compare_magnitudes(sa, ea, sb, eb),
+            other => other,
+        })
+    }
+}
+
 /// Compares `a × 2^ea` with `b × 2^eb` for non-negative significands.
 pub(crate) fn compare_magnitudes(a: u64, ea: i32, b: u64, eb: i32) -> Ordering {
     match (a == 0, b == 0) {
@@ -219,6 +243,32 @@ mod tests {
         assert!(Value::Nan.same_number(Value::Nan));
         assert!(Value::from_f64(2.0).same_number(Value::from_u64(2)));
         assert!(!Value::from_f64(2.5).same_number(Value::from_u64(2)));
+    }
+
+    #[test]
+    fn values_order_on_the_extended_real_line() {
+        let order = [
+            Value::Infinity { negative: true },
+            Value::from_f64(-3.0),
+            Value::from_f64(-0.5),
+            Value::from_f64(-0.0),
+            Value::from_u64(1),
+            Value::from_f64(1.5),
+            Value::Infinity { negative: false },
+        ];
+        for pair in order.windows(2) {
+            assert_eq!(pair[0].compare(pair[1]), Some(Ordering::Less), "{pair:?}");
+            assert_eq!(
+                pair[1].compare(pair[0]),
+                Some(Ordering::Greater),
+                "{pair:?}"
+            );
+        }
+        assert_eq!(
+            Value::from_f64(0.0).compare(Value::from_f64(-0.0)),
+            Some(Ordering::Equal)
+        );
+        assert_eq!(Value::Nan.compare(Value::from_u64(1)), None);
     }
 
     #[test]

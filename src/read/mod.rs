@@ -16,7 +16,10 @@ use std::sync::Arc;
 
 use zarrs::array::codec::api::ArrayToBytesCodecTraits;
 use zarrs::array::codec::{BytesCodec, CodecChain};
-use zarrs::array::{Array, ArrayBytes, ArrayError, ArraySubset, CodecOptions, DataType, FillValue};
+use zarrs::array::{
+    Array, ArrayBytes, ArrayError, ArraySubset, ArraySubsetTraits, CodecOptions, DataType, Element,
+    FillValue,
+};
 use zarrs::storage::ReadableStorageTraits;
 
 use crate::kernel::{BLOCK, Chain, Kernel, driver};
@@ -27,7 +30,7 @@ use crate::{CastValueCodec, ScaleOffsetCodec};
 ///
 /// ```rust
 /// # use std::sync::Arc;
-/// # use zarrs::array::{Array, ArrayMetadata, ArraySubset};
+/// # use zarrs::array::{Array, ArrayMetadata};
 /// # use zarrs::storage::store::MemoryStore;
 /// use zarrs_scale_offset_cast::FusedReader;
 /// # let store = Arc::new(MemoryStore::new());
@@ -47,7 +50,7 @@ use crate::{CastValueCodec, ScaleOffsetCodec};
 /// let reader = FusedReader::new(&array);
 /// assert!(reader.is_fused());
 /// let mut values = vec![0.0f64; 16]; // reused from read to read
-/// reader.retrieve_array_subset_into(&ArraySubset::new_with_ranges(&[2..6, 2..6]), &mut values)?;
+/// reader.retrieve_array_subset_into(&[2..6, 2..6], &mut values)?;
 /// assert_eq!(values[0], 0.5);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -85,13 +88,17 @@ impl<'a, TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'a, TSt
 
     /// Reads `subset` of the array into `output` (C order), with default codec options.
     ///
+    /// Takes what zarrs' reads take: any array subset (`&[0..512, 0..512]`, an [`ArraySubset`]),
+    /// also one reaching beyond the array, whose elements there are the fill value.
+    ///
     /// # Errors
-    /// Returns an [`ArrayError`] if `T` is not the size of an element, `output` does not hold
-    /// exactly the elements of `subset`, the subset is not within the array, or reading or
-    /// decoding fails, as [`Array::retrieve_array_subset_into`] would.
-    pub fn retrieve_array_subset_into<T: bytemuck::Pod>(
+    /// Returns an [`ArrayError`] if `T` is not an element type of the array's data type (as
+    /// zarrs' typed reads check it), `output` does not hold exactly the elements of `subset`, the
+    /// subset does not have the array's dimensionality, or reading or decoding fails, as
+    /// [`Array::retrieve_array_subset_into`] would.
+    pub fn retrieve_array_subset_into<T: Element + bytemuck::Pod>(
         &self,
-        subset: &ArraySubset,
+        subset: &dyn ArraySubsetTraits,
         output: &mut [T],
     ) -> Result<(), ArrayError> {
         self.retrieve_array_subset_into_opt(subset, output, &CodecOptions::default())
@@ -101,19 +108,19 @@ impl<'a, TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'a, TSt
     ///
     /// # Errors
     /// As [`Self::retrieve_array_subset_into`].
-    pub fn retrieve_array_subset_into_opt<T: bytemuck::Pod>(
+    pub fn retrieve_array_subset_into_opt<T: Element + bytemuck::Pod>(
         &self,
-        subset: &ArraySubset,
+        subset: &dyn ArraySubsetTraits,
         output: &mut [T],
         options: &CodecOptions,
     ) -> Result<(), ArrayError> {
-        let size = self.array.data_type().fixed_size().unwrap_or(0);
-        if size_of::<T>() != size {
-            return Err(ArrayError::Other(format!(
-                "elements of {} bytes cannot hold elements of {} ({size} bytes)",
-                size_of::<T>(),
-                self.array.data_type().name_v3().unwrap_or_default()
-            )));
+        T::validate_data_type(self.array.data_type())?;
+        let subset = subset.to_array_subset();
+        if subset.dimensionality() != self.array.dimensionality() {
+            return Err(ArrayError::InvalidArraySubset(
+                subset,
+                self.array.shape().to_vec(),
+            ));
         }
         let elements = usize::try_from(subset.num_elements())
             .map_err(|_| ArrayError::Other("the subset has too many elements".into()))?;
@@ -123,18 +130,10 @@ impl<'a, TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'a, TSt
                 vec![elements],
             ));
         }
-        if subset.dimensionality() != self.array.dimensionality()
-            || !subset.inbounds_shape(self.array.shape())
-        {
-            return Err(ArrayError::InvalidArraySubset(
-                subset.clone(),
-                self.array.shape().to_vec(),
-            ));
-        }
         let output: &mut [u8] = bytemuck::cast_slice_mut(output);
         match &self.plan {
-            Some(plan) => self.read_fused(plan, subset, output, options),
-            None => self.read_through_zarrs(subset, output, options),
+            Some(plan) => self.read_fused(plan, &subset, output, options),
+            None => self.read_through_zarrs(&subset, output, options),
         }
     }
 

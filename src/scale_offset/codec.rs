@@ -1,7 +1,8 @@
 //! The zarrs codec traits for `scale_offset`.
 
+use std::borrow::Cow;
 use std::num::NonZeroU64;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use zarrs::array::codec::api::{ArrayToArrayCodecTraits, CodecError, CodecOptions};
 use zarrs::array::{ArrayBytes, DataType, FillValue, FillValueMetadata};
@@ -12,12 +13,19 @@ use super::arithmetic::Parameters;
 use super::config::check_parameter;
 use super::kernel::{element, scale_offset_kernel};
 use super::message::reason;
-use super::{ScaleOffsetCodecConfiguration, ScaleOffsetCodecConfigurationV1, ScaleOffsetError};
+use super::{
+    NAME, ScaleOffsetCodecConfiguration, ScaleOffsetCodecConfigurationV1, ScaleOffsetError,
+};
 use crate::Direction;
 use crate::binding::Binding;
+use crate::chain::step::{Kernels, Step};
+use crate::chain::{Context, ElementCodec, FillRule, Link, encode_against_rest, fill_changes};
 use crate::checks::{
     InputError, check_fill_size, check_length, forward_encode_decode, impl_codec_traits,
+    partial_decoders,
 };
+use crate::error::Error;
+use crate::fault::ElementFault;
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};
 use crate::numeric::{
@@ -36,6 +44,7 @@ pub struct ScaleOffsetCodec {
     offset: Option<FillValueMetadata>,
     scale: Option<FillValueMetadata>,
     binding: Binding<Bound>,
+    link: Link,
 }
 
 /// The codec bound to its data type.
@@ -45,6 +54,28 @@ struct Bound {
     parameters: Parameters,
     /// `None` when the codec does nothing.
     kernels: Option<[Arc<dyn Kernel>; 2]>,
+    /// The fill value rule of the codec on its own, decided for the last fill value it met.
+    own_fill_rule: OnceLock<(Vec<u8>, Option<Error>)>,
+}
+
+impl Bound {
+    fn step(&self) -> Step {
+        Step::ScaleOffset {
+            t: self.data_type,
+            parameters: self.parameters,
+            kernels: Kernels(self.kernels.clone()),
+        }
+    }
+
+    /// One element through the kernel of `direction` (see [`driver::one`]).
+    fn convert_one(&self, direction: Direction, bits: u64) -> Result<u64, ScaleOffsetError> {
+        let Some(kernels) = &self.kernels else {
+            return Ok(bits);
+        };
+        let kernel = &kernels[usize::from(direction == Direction::Decode)];
+        driver::one(kernel.as_ref(), bits, self.data_type.kind())
+            .map_err(|fault| element_error(self, direction, fault))
+    }
 }
 
 fn invalid(message: impl Into<String>) -> ScaleOffsetError {
@@ -117,6 +148,7 @@ impl ScaleOffsetCodec {
             offset: config.offset,
             scale: config.scale,
             binding: Binding::default(),
+            link: Link::default(),
         })
     }
 
@@ -167,6 +199,7 @@ impl ScaleOffsetCodec {
             data_type: t,
             parameters,
             kernels,
+            own_fill_rule: OnceLock::new(),
         })
     }
 
@@ -215,32 +248,32 @@ impl ScaleOffsetCodec {
         Ok(out)
     }
 
-    /// For a write: no element may equal a fill value that does not come back unchanged (see
-    /// [`crate::fill`]).
-    fn check_fill_elements(
+    /// For a write: the fill value must come back bit for bit, from the whole chain where
+    /// [`validate_array`](crate::validate_array) decided it, else from this codec.
+    fn check_fill_rule(
         bound: &Bound,
-        bytes: &[u8],
         fill_value: &FillValue,
-    ) -> Result<(), ScaleOffsetError> {
-        if bound.kernels.is_none() {
-            return Ok(());
+        context: Option<&Context>,
+    ) -> Result<(), Error> {
+        match context.and_then(|context| context.fill_rule.as_ref()) {
+            Some(FillRule::Survives) => return Ok(()),
+            Some(FillRule::Changes(error)) => return Err(error.clone()),
+            None => {}
         }
-        let (t, p) = (bound.data_type, bound.parameters);
-        let round_trip = |bits: u64| {
-            let y = element(t, Direction::Encode, p, bits).ok()?;
-            element(t, Direction::Decode, p, y).ok()
+        let bytes = fill_value.as_ne_bytes();
+        if let Some((fill, rule)) = bound.own_fill_rule.get()
+            && fill == bytes
+        {
+            return rule.clone().map_or(Ok(()), Err);
+        }
+        let t = bound.data_type;
+        let round_trip = |bits| {
+            let encoded = bound.convert_one(Direction::Encode, bits).ok()?;
+            bound.convert_one(Direction::Decode, encoded).ok()
         };
-        let fill = element_bits(fill_value.as_ne_bytes());
-        crate::fill::check_write(t, bytes, fill, round_trip).map_err(|(index, why)| {
-            ScaleOffsetError::Element {
-                direction: Direction::Encode,
-                index,
-                value: decode(t.kind(), fill).to_string(),
-                data_type: t.name(),
-                kind: crate::ElementErrorKind::FillValueChanges,
-                reason: format!("it equals the fill value, which {why}"),
-            }
-        })
+        let rule = fill_changes(t, element_bits(bytes), NAME, round_trip);
+        let _ = bound.own_fill_rule.set((bytes.to_vec(), rule.clone()));
+        rule.map_or(Ok(()), Err)
     }
 
     /// `offset` and `scale` read for `data_type`.
@@ -282,38 +315,78 @@ impl ScaleOffsetCodec {
         Self::encode_fill_value(&bound, fill_value)?;
         let bytes = bytes.into_fixed()?;
         check_length(bytes.len(), shape, bound.data_type.size()).map_err(input_error)?;
+        let context = match direction {
+            Direction::Encode => self.link.get(data_type, fill_value),
+            Direction::Decode => None,
+        };
         if direction == Direction::Encode {
-            Self::check_fill_elements(&bound, &bytes, fill_value)?;
+            Self::check_fill_rule(&bound, fill_value, context.as_deref())?;
         }
-        let Some([encode, decode]) = &bound.kernels else {
+        let Some(kernels) = &bound.kernels else {
             // No offset and no scale: no arithmetic at all.
             return Ok(ArrayBytes::new_flen(bytes));
         };
-        let kernel = match direction {
-            Direction::Encode => encode,
-            Direction::Decode => decode,
-        };
-        let converted = driver::apply(kernel.as_ref(), bytes, options.concurrent_target())
-            .map_err(|fault| ScaleOffsetError::Element {
-                direction,
-                index: fault.index,
-                value: fault.value.to_string(),
-                data_type: bound.data_type.name(),
-                kind: fault.fault.into(),
-                reason: reason(
-                    bound.data_type,
-                    bound.parameters,
-                    direction,
-                    fault.value,
-                    fault.fault,
-                ),
-            })?;
+        let kernel = &kernels[usize::from(direction == Direction::Decode)];
+        let converted = match context.as_ref().and_then(|context| context.rest.as_deref()) {
+            Some(rest) => {
+                encode_against_rest(kernel.as_ref(), &bound.step(), rest, &bytes).map(Cow::Owned)
+            }
+            None => driver::apply(kernel.as_ref(), bytes, options.concurrent_target()),
+        }
+        .map_err(|fault| element_error(&bound, direction, fault))?;
         Ok(ArrayBytes::new_flen(converted))
+    }
+}
+
+/// The error for an element of a chunk.
+fn element_error(bound: &Bound, direction: Direction, fault: ElementFault) -> ScaleOffsetError {
+    ScaleOffsetError::Element {
+        direction,
+        index: fault.index,
+        value: fault.value.to_string(),
+        data_type: bound.data_type.name(),
+        kind: fault.fault.into(),
+        encoded: fault.fault.encoded.map(|encoded| encoded.to_string()),
+        reason: reason(
+            bound.data_type,
+            bound.parameters,
+            direction,
+            fault.value,
+            fault.fault,
+        ),
+    }
+}
+
+impl ElementCodec for ScaleOffsetCodec {
+    fn step(&self, data_type: &DataType) -> Result<Step, Error> {
+        Ok(self.bound(data_type)?.step())
+    }
+
+    fn check(
+        &self,
+        data_type: &DataType,
+        fill_value: &FillValue,
+    ) -> Result<(DataType, FillValue), Error> {
+        Ok(ScaleOffsetCodec::check(self, data_type, fill_value)?)
+    }
+
+    fn convert_one(
+        &self,
+        data_type: &DataType,
+        direction: Direction,
+        bits: u64,
+    ) -> Result<u64, Error> {
+        Ok(self.bound(data_type)?.convert_one(direction, bits)?)
+    }
+
+    fn link(&self) -> &Link {
+        &self.link
     }
 }
 
 impl_codec_traits!(ScaleOffsetCodec);
 
+#[cfg_attr(feature = "async", async_trait::async_trait)]
 impl ArrayToArrayCodecTraits for ScaleOffsetCodec {
     fn into_dyn(self: Arc<Self>) -> Arc<dyn ArrayToArrayCodecTraits> {
         self
@@ -337,9 +410,28 @@ impl ArrayToArrayCodecTraits for ScaleOffsetCodec {
         decoded_fill_value: &FillValue,
     ) -> Result<FillValue, CodecError> {
         let bound = self.bound(decoded_data_type)?;
+        check_fill_size(decoded_fill_value.size(), bound.data_type.size()).map_err(input_error)?;
         Ok(Self::encode_fill_value(&bound, decoded_fill_value)
             .map_or_else(|_| decoded_fill_value.clone(), FillValue::new))
     }
 
     forward_encode_decode!();
+    partial_decoders!();
+
+    #[cfg(feature = "async")]
+    async fn async_partial_decoder(
+        self: Arc<Self>,
+        input_handle: Arc<dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits>,
+        _shape: &[NonZeroU64],
+        data_type: &DataType,
+        fill_value: &FillValue,
+        _options: &CodecOptions,
+    ) -> Result<Arc<dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits>, CodecError> {
+        Ok(crate::partial_decoder::async_partial_decoder(
+            self,
+            input_handle,
+            data_type,
+            fill_value,
+        ))
+    }
 }

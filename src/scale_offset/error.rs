@@ -56,18 +56,24 @@ pub enum ScaleOffsetError {
         reason: String,
     },
     /// An element has no representable result.
-    #[error("scale_offset: cannot {direction} element {index} ({value}) of {data_type}: {reason}")]
+    #[error(
+        "scale_offset: cannot {direction} element {index} of the chunk ({value}) of {data_type}: {reason}"
+    )]
     Element {
         /// Encoding or decoding.
         direction: Direction,
-        /// The index of the element in the chunk (or chunk subset) being converted.
+        /// The index of the element in the chunk, in C order (in a partial read, in the part of
+        /// the chunk read).
         index: usize,
         /// The value of the element.
         value: String,
         /// The data type.
         data_type: &'static str,
-        /// What went wrong.
+        /// What went wrong (for an element whose encode succeeded, what went wrong decoding it).
         kind: ElementErrorKind,
+        /// What the element encodes to, where its encode succeeded but the decode of that value
+        /// fails, so that the chunk could not be read back: the write is refused.
+        encoded: Option<String>,
         /// Why, and what to change.
         reason: String,
     },

@@ -111,7 +111,7 @@ pub(crate) fn size(data_type: &str) -> usize {
     }
 }
 
-fn is_integer(data_type: &str) -> bool {
+pub(crate) fn is_integer(data_type: &str) -> bool {
     data_type.contains("int")
 }
 

@@ -1,0 +1,163 @@
+//! What [`validate_array`](crate::validate_array) leaves in each codec of a chain it accepted.
+
+use std::sync::{Arc, PoisonError, RwLock};
+
+use zarrs::array::{DataType, FillValue};
+
+use super::step::Step;
+use crate::error::Error;
+use crate::fault::ElementFault;
+use crate::kernel::{Kernel, driver};
+use crate::numeric::{RoundingMode, encode, write_element_bits};
+
+/// The fill value rule, decided for the whole chain.
+#[derive(Clone, Debug)]
+pub(crate) enum FillRule {
+    /// The chain returns the fill value bit for bit.
+    Survives,
+    /// The chain changes the fill value: every write is refused with this error.
+    Changes(Error),
+}
+
+/// What a codec learns about its place in a chain.
+#[derive(Debug)]
+pub(crate) struct Context {
+    /// The data type the codec receives in that chain.
+    pub(crate) data_type: DataType,
+    /// The fill value it receives.
+    pub(crate) fill: Vec<u8>,
+    /// The codecs after it, if it is not the last one (its own check is exact then) and the
+    /// checks can follow every codec after it.
+    pub(crate) rest: Option<Vec<Step>>,
+    /// The fill value rule of the whole chain, where the checks can follow every codec.
+    pub(crate) fill_rule: Option<FillRule>,
+}
+
+impl Context {
+    fn same_as(&self, other: &Self) -> bool {
+        let rule = |rule: &Option<FillRule>| {
+            rule.as_ref().map(|rule| match rule {
+                FillRule::Survives => String::new(),
+                FillRule::Changes(error) => error.to_string(),
+            })
+        };
+        self.data_type == other.data_type
+            && self.fill == other.fill
+            && self.rest == other.rest
+            && rule(&self.fill_rule) == rule(&other.fill_rule)
+    }
+}
+
+/// A codec's context, if [`validate_array`](crate::validate_array) accepted a chain holding it.
+///
+/// A codec shared by chains that differ after it keeps no context: it then checks on its own.
+#[derive(Debug, Default)]
+pub(crate) struct Link {
+    state: RwLock<State>,
+}
+
+#[derive(Debug, Default)]
+enum State {
+    #[default]
+    Unlinked,
+    Linked(Arc<Context>),
+    Conflicting,
+}
+
+impl Clone for Link {
+    /// A copy of a codec may go into another chain: it starts unlinked.
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl Link {
+    /// Records the codec's context in a chain.
+    pub(crate) fn set(&self, context: Context) {
+        let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+        *state = match &*state {
+            State::Unlinked => State::Linked(Arc::new(context)),
+            State::Linked(old) if old.same_as(&context) => return,
+            _ => State::Conflicting,
+        };
+    }
+
+    /// The context for a codec receiving `data_type` and `fill_value`, if it has one.
+    pub(crate) fn get(&self, data_type: &DataType, fill_value: &FillValue) -> Option<Arc<Context>> {
+        match &*self.state.read().unwrap_or_else(PoisonError::into_inner) {
+            State::Linked(context)
+                if context.data_type == *data_type && context.fill == fill_value.as_ne_bytes() =>
+            {
+                Some(Arc::clone(context))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Encodes `input` through `kernel` (the encode of `step`), where an element whose encode the
+/// codec's own decode rejects is refused only if the codecs after it (`rest`) would hand that
+/// value back to the decode unchanged.
+///
+/// # Errors
+/// Returns the first element that cannot be encoded, or that the chain could not read back.
+pub(crate) fn encode_against_rest(
+    kernel: &dyn Kernel,
+    step: &Step,
+    rest: &[Step],
+    input: &[u8],
+) -> Result<Vec<u8>, ElementFault> {
+    let (in_size, out_size) = kernel.sizes();
+    let n = input.len() / in_size;
+    let mut output = vec![0u8; n * out_size];
+    let mut start = 0;
+    while start < n {
+        let Err(fault) = driver::apply_into(
+            kernel,
+            &input[start * in_size..],
+            &mut output[start * out_size..],
+        ) else {
+            break;
+        };
+        let fault = fault.offset(start);
+        let Some(encoded) = fault.fault.encoded else {
+            return Err(fault);
+        };
+        let at = fault.index;
+        // The elements before it convert as they are; the output of the failed pass may be partial.
+        driver::apply_into(
+            kernel,
+            &input[start * in_size..at * in_size],
+            &mut output[start * out_size..at * out_size],
+        )
+        .map_err(|f| f.offset(start))?;
+        let kind = step.output().kind();
+        let y =
+            encode(encoded, kind, RoundingMode::NearestEven, None).expect("a value of the type");
+        if !reads_back(step, rest, y) {
+            return Err(fault);
+        }
+        write_element_bits(y, &mut output[at * out_size..(at + 1) * out_size]);
+        start = at + 1;
+    }
+    Ok(output)
+}
+
+/// Whether `y`, which `step` encoded to, comes back through the codecs after it as a value that
+/// `step` decodes, or is refused by one of them anyway (each checks its own part).
+pub(crate) fn reads_back(step: &Step, rest: &[Step], y: u64) -> bool {
+    let mut x = y;
+    for later in rest {
+        match later.encode(x) {
+            Ok(next) => x = next,
+            Err(_) => return true,
+        }
+    }
+    for later in rest.iter().rev() {
+        match later.decode(x) {
+            Ok(previous) => x = previous,
+            Err(_) => return true,
+        }
+    }
+    step.decode(x).is_ok()
+}

@@ -1,0 +1,75 @@
+//! Decisions about a codec chain as a whole.
+//!
+//! zarrs shows an array-to-array codec neither its neighbours nor the chain, so each codec checks
+//! on its own what it can: that the values it encodes its own decode takes back, and that its
+//! fill value comes back from it bit for bit. [`validate_array`](crate::validate_array) sees the
+//! whole array and decides the rest once:
+//! - [`safety`]: whether every value a later codec can hand back (rounded, clamped, wrapped or
+//!   mapped) the decodes of the codecs before it take;
+//! - the fill value rule: whether the fill value comes back from the whole chain bit for bit;
+//! - and, once both hold, it tells each codec of the chain what follows it ([`Link`]), so that a
+//!   write is checked against the whole chain: an element is refused only where the chain as a
+//!   whole could not read it back, and the fill value only where the chain changes it.
+
+mod link;
+pub(crate) mod safety;
+pub(crate) mod step;
+mod values;
+mod walk;
+
+pub(crate) use link::{Context, FillRule, Link, encode_against_rest};
+pub(crate) use walk::{fill_changes, validate};
+
+use std::sync::Arc;
+
+use zarrs::array::codec::api::ArrayToArrayCodecTraits;
+use zarrs::array::{DataType, FillValue};
+
+use crate::error::Error;
+use crate::{CastValueCodec, Direction, ScaleOffsetCodec};
+use step::Step;
+
+/// What the chain checks need of each of the crate's codecs.
+pub(crate) trait ElementCodec {
+    /// The codec's exact element functions for its input data type.
+    ///
+    /// # Errors
+    /// Returns the codec's error if it cannot take `data_type`.
+    fn step(&self, data_type: &DataType) -> Result<Step, Error>;
+
+    /// Checks the codec against its input data type and fill value, as a write would, and
+    /// returns the encoded data type and fill value.
+    ///
+    /// # Errors
+    /// Returns the codec's error.
+    fn check(
+        &self,
+        data_type: &DataType,
+        fill_value: &FillValue,
+    ) -> Result<(DataType, FillValue), Error>;
+
+    /// One element through the codec's kernel, as a chunk's elements go (an encode whose result
+    /// the codec's own decode rejects gives that result).
+    ///
+    /// # Errors
+    /// Returns the codec's error if the element has no result.
+    fn convert_one(
+        &self,
+        data_type: &DataType,
+        direction: Direction,
+        bits: u64,
+    ) -> Result<u64, Error>;
+
+    /// Where the chain checks leave what they decided for this codec.
+    fn link(&self) -> &Link;
+}
+
+/// The crate's codec behind `codec`, if it is one.
+pub(crate) fn element_codec(codec: &Arc<dyn ArrayToArrayCodecTraits>) -> Option<&dyn ElementCodec> {
+    let any = codec.as_any();
+    if let Some(codec) = any.downcast_ref::<ScaleOffsetCodec>() {
+        return Some(codec);
+    }
+    any.downcast_ref::<CastValueCodec>()
+        .map(|codec| codec as &dyn ElementCodec)
+}

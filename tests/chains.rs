@@ -1,0 +1,179 @@
+//! Chains of several codecs, decided as a whole by `validate_array`: a chain in which a later codec
+//! can store what an earlier codec cannot decode is rejected, naming the value, both codecs and
+//! what to change; once a chain is accepted, a write is refused only where the whole chain could
+//! not read it back.
+
+use std::sync::Arc;
+
+use serde_json::{Value as Json, json};
+use zarrs::array::{Array, ArrayBytes, ArrayMetadata};
+use zarrs::storage::store::MemoryStore;
+use zarrs_scale_offset_cast::{ElementErrorKind, Error, validate_array};
+
+/// A one-chunk array of `len` elements with `codecs` and then `bytes`.
+fn open(data_type: &str, fill: &Json, codecs: &Json, len: u64) -> Array<MemoryStore> {
+    let mut codecs = codecs.as_array().unwrap().clone();
+    codecs.push(json!({"name": "bytes", "configuration": {"endian": "little"}}));
+    let metadata: ArrayMetadata = serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": [len], "data_type": data_type,
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [len]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": fill, "codecs": codecs,
+    }))
+    .unwrap();
+    Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", metadata).unwrap()
+}
+
+#[test]
+fn chains_that_can_store_what_an_earlier_codec_cannot_decode_are_rejected() {
+    let cases = [
+        // Clamped into float16, 100000 becomes +Infinity, which no int32 holds.
+        (
+            "int32",
+            json!([
+                {"name": "cast_value", "configuration": {"data_type": "float32"}},
+                {"name": "cast_value", "configuration": {"data_type": "float16", "out_of_range": "clamp"}},
+            ]),
+            ArrayBytes::new_flen(bytemuck::cast_slice(&[100_000i32]).to_vec()),
+            ElementErrorKind::InfinityNotRepresentable,
+            "add a scalar_map \"decode\" entry for",
+        ),
+        // Wrapped into uint8, -500 becomes 255 (-250 scaled), whose decode leaves float16.
+        (
+            "float16",
+            json!([
+                {"name": "scale_offset", "configuration": {"scale": 0.002}},
+                {"name": "cast_value", "configuration": {"data_type": "uint8", "out_of_range": "wrap"}},
+            ]),
+            ArrayBytes::new_flen(bytemuck::cast_slice(&[half::f16::from_f64(-500.0)]).to_vec()),
+            ElementErrorKind::OutOfRange,
+            "leave out_of_range out of codec 2",
+        ),
+        // Rounded away from zero, 65504 × 0.015 becomes 983, which decodes beyond float16.
+        (
+            "float16",
+            json!([
+                {"name": "scale_offset", "configuration": {"scale": 0.015}},
+                {"name": "cast_value", "configuration": {"data_type": "int16", "rounding": "nearest-away"}},
+            ]),
+            ArrayBytes::new_flen(bytemuck::cast_slice(&[half::f16::MAX]).to_vec()),
+            ElementErrorKind::OutOfRange,
+            "choose an offset and scale for codec 1",
+        ),
+        // Clamped into int8, 200 becomes 127, which the scale 2 does not divide.
+        (
+            "int16",
+            json!([
+                {"name": "scale_offset", "configuration": {"scale": 2}},
+                {"name": "cast_value", "configuration": {"data_type": "int8", "out_of_range": "clamp"}},
+            ]),
+            ArrayBytes::new_flen(bytemuck::cast_slice(&[100i16]).to_vec()),
+            ElementErrorKind::NotExact,
+            "choose a scale for codec 1",
+        ),
+    ];
+    for (data_type, codecs, element, kind, advice) in cases {
+        let array = open(data_type, &json!(0), &codecs, 1);
+        let error = validate_array(&array).unwrap_err();
+        let Some(Error::ChainUnreadable {
+            codec,
+            origin,
+            kind: found,
+            ..
+        }) = Error::find(&error)
+        else {
+            panic!("{codecs}: {error}");
+        };
+        assert!(codec.contains("codec 1 of the chain"), "{error}");
+        assert!(
+            origin.contains("cast_value") && origin.contains("codec 2"),
+            "{error}"
+        );
+        assert_eq!(*found, kind, "{error}");
+        assert!(error.to_string().contains(advice), "{error}");
+        // Checked codec by codec, the write succeeds and cannot be read back: the danger is real.
+        let unchecked = open(data_type, &json!(0), &codecs, 1);
+        unchecked.store_chunk(&[0], element).unwrap();
+        assert!(
+            unchecked
+                .retrieve_chunk::<ArrayBytes<'static>>(&[0])
+                .is_err(),
+            "{codecs}"
+        );
+    }
+}
+
+#[test]
+fn the_remedies_the_errors_name_make_the_chains_acceptable() {
+    for (data_type, codecs) in [
+        (
+            "int32",
+            json!([
+                {"name": "cast_value", "configuration": {"data_type": "float32",
+                    "scalar_map": {"decode": [["Infinity", 2_147_483_647], ["-Infinity", -2_147_483_648]]}}},
+                {"name": "cast_value", "configuration": {"data_type": "float16", "out_of_range": "clamp"}},
+            ]),
+        ),
+        (
+            "float16",
+            json!([
+                {"name": "scale_offset", "configuration": {"scale": 0.002}},
+                {"name": "cast_value", "configuration": {"data_type": "uint8"}},
+            ]),
+        ),
+        (
+            "int16",
+            json!([
+                {"name": "scale_offset", "configuration": {"scale": 2}},
+                {"name": "cast_value", "configuration": {"data_type": "int8"}},
+            ]),
+        ),
+    ] {
+        validate_array(&open(data_type, &json!(0), &codecs, 1))
+            .unwrap_or_else(|e| panic!("{codecs}: {e}"));
+    }
+}
+
+#[test]
+fn an_accepted_chain_refuses_a_write_only_where_the_whole_chain_could_not_read_it() {
+    // int8 127 becomes float8_e4m3 128, which the first cast cannot decode into int8. Clamped
+    // into float4_e2m1fn it is stored as 6, which the chain reads back: only a check codec by
+    // codec refuses it.
+    let clamped = json!([
+        {"name": "cast_value", "configuration": {"data_type": "float8_e4m3"}},
+        {"name": "cast_value", "configuration": {"data_type": "float4_e2m1fn", "out_of_range": "clamp"}},
+    ]);
+    let values = ArrayBytes::new_flen(bytemuck::cast_slice(&[127i8, 100, -128]).to_vec());
+    let unchecked = open("int8", &json!(0), &clamped, 3);
+    let error = unchecked.store_chunk(&[0], values.clone()).unwrap_err();
+    assert!(
+        error.to_string().contains("element 0 of the chunk (127)"),
+        "{error}"
+    );
+    let array = open("int8", &json!(0), &clamped, 3);
+    validate_array(&array).unwrap();
+    array.store_chunk(&[0], values.clone()).unwrap();
+    let read: Vec<i8> = array.retrieve_chunk(&[0]).unwrap();
+    assert_eq!(read, [6, 6, -6]);
+    // Where the codec after it keeps 128 (float16 holds it), the chain cannot read it back: the
+    // write is refused, naming the element and what it becomes.
+    let exact = json!([
+        {"name": "cast_value", "configuration": {"data_type": "float8_e4m3"}},
+        {"name": "cast_value", "configuration": {"data_type": "float16"}},
+    ]);
+    let array = open("int8", &json!(0), &exact, 3);
+    validate_array(&array).unwrap();
+    let error = array.store_chunk(&[0], values).unwrap_err();
+    let Some(Error::CastValue(zarrs_scale_offset_cast::CastValueError::Element {
+        index,
+        encoded,
+        kind,
+        ..
+    })) = Error::find(&error)
+    else {
+        panic!("{error}");
+    };
+    assert_eq!(
+        (*index, encoded.as_deref(), *kind),
+        (0, Some("128"), ElementErrorKind::OutOfRange)
+    );
+}
