@@ -1,7 +1,8 @@
-//! Random valid configurations of both codecs and random data through the zarrs `Array` API: the
-//! write and the read never panic; a write through a single codec reads back; an element equal to
-//! the fill value reads back as the fill value; a lossless configuration returns every element
-//! exactly.
+//! Random chains of one to three codecs (outside or inside shards, after a transpose) and random
+//! data through the zarrs `Array` API, written in part: nothing panics; a read of any part gives
+//! the same bits as the whole read; on a chain `validate_array` accepts, a write that succeeds
+//! reads back, every element outside the part written is the fill value, an element equal to the
+//! fill value reads as it, and a lossless cast returns every element exactly.
 
 #![no_main]
 
@@ -12,10 +13,10 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::{Value as Json, json};
 use zarrs::array::{Array, ArrayBytes, ArrayMetadata, ArraySubset, CodecOptions};
 use zarrs::storage::store::MemoryStore;
-use zarrs_scale_offset_cast as _;
+use zarrs_scale_offset_cast::validate_array;
 
 /// `(name, bytes, value bits, integer, signed)`.
-const TYPES: [(&str, usize, u32, bool, bool); 26] = [
+const TYPES: [Type; 26] = [
     ("int2", 1, 2, true, true),
     ("int4", 1, 4, true, true),
     ("int8", 1, 8, true, true),
@@ -58,26 +59,91 @@ const WIDENING: [(&str, &[&str]); 10] = [
     ("float8_e4m3", &["float16", "bfloat16", "float32", "float64"]),
 ];
 
+/// One codec of the chain.
 #[derive(Arbitrary, Debug)]
-struct Input {
-    from: u8,
+struct Codec {
+    /// `scale_offset` on the current type, else `cast_value` to `to`.
+    scale_offset: bool,
+    offset: Option<u64>,
+    scale: Option<u64>,
     to: u8,
-    scale_offset: Option<(Option<u64>, Option<u64>)>,
-    cast: bool,
     rounding: u8,
     out_of_range: u8,
     encode_map: Vec<(u64, u64)>,
     decode_map: Vec<(u64, u64)>,
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    from: u8,
+    codecs: Vec<Codec>,
     fill: u64,
     shape: (u8, u8),
     chunk: (u8, u8),
     transpose: bool,
-    shard: bool,
+    /// Sharding, with the codecs outside (1) or inside (2) the shards.
+    shard: u8,
+    /// Whether validate_array runs (and, if it accepts the chain, checks writes against it).
+    validate: bool,
+    /// The part written (rows and columns from, lengths), and a part read.
+    written: (u8, u8, u8, u8),
+    read: (u8, u8, u8, u8),
     data: Vec<u64>,
 }
 
+type Type = (&'static str, usize, u32, bool, bool);
+
+/// The codec's JSON and the type it encodes to.
+fn codec_json(codec: &Codec, from: Type) -> (Json, Type) {
+    if codec.scale_offset {
+        let mut configuration = serde_json::Map::new();
+        if let Some(offset) = codec.offset {
+            configuration.insert("offset".into(), scalar(from, offset));
+        }
+        if let Some(scale) = codec.scale {
+            configuration.insert("scale".into(), scalar(from, scale));
+        }
+        return (json!({"name": "scale_offset", "configuration": configuration}), from);
+    }
+    let to = TYPES[usize::from(codec.to) % TYPES.len()];
+    let rounding = ["nearest-even", "nearest-away", "towards-zero", "towards-positive", "towards-negative"]
+        [usize::from(codec.rounding) % 5];
+    let mut configuration = json!({"data_type": to.0, "rounding": rounding});
+    match codec.out_of_range % 3 {
+        1 => configuration["out_of_range"] = json!("clamp"),
+        2 if to.3 => configuration["out_of_range"] = json!("wrap"),
+        _ => {}
+    }
+    let entries = |map: &[(u64, u64)], key: Type, value: Type| {
+        map.iter().take(3).map(|&(k, v)| json!([scalar(key, k), scalar(value, v)])).collect::<Vec<_>>()
+    };
+    configuration["scalar_map"] = json!({
+        "encode": entries(&codec.encode_map, from, to),
+        "decode": entries(&codec.decode_map, to, from),
+    });
+    (json!({"name": "cast_value", "configuration": configuration}), to)
+}
+
+/// A region of a `shape` array from the fuzzer's bytes.
+fn region(shape: [u64; 2], (r, c, h, w): (u8, u8, u8, u8)) -> ArraySubset {
+    let (r, c) = (u64::from(r) % shape[0], u64::from(c) % shape[1]);
+    let (h, w) = (1 + u64::from(h) % (shape[0] - r), 1 + u64::from(w) % (shape[1] - c));
+    ArraySubset::new_with_ranges(&[r..r + h, c..c + w])
+}
+
+/// The elements of `subset` in a read of the whole `shape` array.
+fn elements_of(whole: &[u8], size: usize, shape: [u64; 2], subset: &ArraySubset) -> Vec<u8> {
+    let (start, sub) = (subset.start(), subset.shape());
+    let mut out = Vec::new();
+    for row in start[0]..start[0] + sub[0] {
+        let i = (row * shape[1] + start[1]) as usize;
+        out.extend_from_slice(&whole[i * size..(i + sub[1] as usize) * size]);
+    }
+    out
+}
+
 /// The bits of an encoding of the type (spare bits cleared, or sign-extended).
-fn encoding(t: (&str, usize, u32, bool, bool), bits: u64) -> u64 {
+fn encoding(t: Type, bits: u64) -> u64 {
     let (_, size, value_bits, integer, signed) = t;
     let width = 8 * size as u32;
     let low = if value_bits >= 64 { bits } else { bits & ((1u64 << value_bits) - 1) };
@@ -90,7 +156,7 @@ fn encoding(t: (&str, usize, u32, bool, bool), bits: u64) -> u64 {
 }
 
 /// A scalar's JSON: integers as numbers, floats as hex.
-fn scalar(t: (&str, usize, u32, bool, bool), bits: u64) -> Json {
+fn scalar(t: Type, bits: u64) -> Json {
     let (_, size, value_bits, integer, signed) = t;
     let bits = encoding(t, bits);
     if integer {
@@ -105,7 +171,7 @@ fn scalar(t: (&str, usize, u32, bool, bool), bits: u64) -> Json {
     }
 }
 
-fn same(t: (&str, usize, u32, bool, bool), a: u64, b: u64) -> bool {
+fn same(t: Type, a: u64, b: u64) -> bool {
     let (name, ..) = t;
     let nan = |bits: u64| match name {
         "float64" => f64::from_bits(bits).is_nan(),
@@ -124,55 +190,40 @@ fn same(t: (&str, usize, u32, bool, bool), a: u64, b: u64) -> bool {
 
 fuzz_target!(|input: Input| {
     let from = TYPES[usize::from(input.from) % TYPES.len()];
-    let to = TYPES[usize::from(input.to) % TYPES.len()];
     let mut codecs = Vec::new();
-    if let Some((offset, scale)) = input.scale_offset {
-        let mut configuration = serde_json::Map::new();
-        if let Some(offset) = offset {
-            configuration.insert("offset".into(), scalar(from, offset));
-        }
-        if let Some(scale) = scale {
-            configuration.insert("scale".into(), scalar(from, scale));
-        }
-        codecs.push(json!({"name": "scale_offset", "configuration": configuration}));
+    let mut stored = from;
+    for codec in input.codecs.iter().take(3) {
+        let (json, to) = codec_json(codec, stored);
+        codecs.push(json);
+        stored = to;
     }
-    let stored = if input.cast || codecs.is_empty() {
-        let rounding = ["nearest-even", "nearest-away", "towards-zero", "towards-positive", "towards-negative"]
-            [usize::from(input.rounding) % 5];
-        let mut configuration = json!({"data_type": to.0, "rounding": rounding});
-        match input.out_of_range % 3 {
-            1 => configuration["out_of_range"] = json!("clamp"),
-            2 if to.3 => configuration["out_of_range"] = json!("wrap"),
-            _ => {}
-        }
-        let entries = |map: &[(u64, u64)], key: (&str, usize, u32, bool, bool), value: (&str, usize, u32, bool, bool)| {
-            map.iter().take(3).map(|&(k, v)| json!([scalar(key, k), scalar(value, v)])).collect::<Vec<_>>()
-        };
-        configuration["scalar_map"] = json!({
-            "encode": entries(&input.encode_map, from, to),
-            "decode": entries(&input.decode_map, to, from),
+    if codecs.is_empty() {
+        return;
+    }
+    let lossless = input.codecs.len() == 1
+        && input.codecs.iter().all(|c| {
+            let to = TYPES[usize::from(c.to) % TYPES.len()];
+            !c.scale_offset
+                && c.encode_map.is_empty()
+                && c.decode_map.is_empty()
+                && (from.0 == to.0 || WIDENING.iter().any(|(f, tos)| *f == from.0 && tos.contains(&to.0)))
         });
-        codecs.push(json!({"name": "cast_value", "configuration": configuration}));
-        to
-    } else {
-        from
-    };
-    let single = codecs.len() == 1;
-    let lossless = input.scale_offset.is_none()
-        && input.encode_map.is_empty()
-        && input.decode_map.is_empty()
-        && (from.0 == to.0 || WIDENING.iter().any(|(f, tos)| *f == from.0 && tos.contains(&to.0)));
     if input.transpose {
         codecs.insert(0, json!({"name": "transpose", "configuration": {"order": [1, 0]}}));
     }
     let bytes_codec = if stored.1 == 1 { json!({"name": "bytes"}) } else { json!({"name": "bytes", "configuration": {"endian": "little"}}) };
     let shape = [u64::from(input.shape.0 % 6) + 1, u64::from(input.shape.1 % 6) + 1];
     let chunk = [u64::from(input.chunk.0 % 4) + 1, u64::from(input.chunk.1 % 4) + 1];
-    if input.shard {
-        codecs.push(json!({"name": "sharding_indexed", "configuration": {"chunk_shape": [1, 1],
-            "codecs": [bytes_codec], "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}));
-    } else {
-        codecs.push(bytes_codec);
+    match input.shard % 3 {
+        1 => codecs.push(json!({"name": "sharding_indexed", "configuration": {"chunk_shape": [1, 1],
+            "codecs": [bytes_codec], "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}})),
+        2 => {
+            let mut inner = std::mem::take(&mut codecs);
+            inner.push(bytes_codec);
+            codecs.push(json!({"name": "sharding_indexed", "configuration": {"chunk_shape": [1, 1],
+                "codecs": inner, "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}));
+        }
+        _ => codecs.push(bytes_codec),
     }
     let metadata = json!({
         "zarr_format": 3, "node_type": "array", "shape": shape, "data_type": from.0,
@@ -185,7 +236,15 @@ fuzz_target!(|input: Input| {
     let Ok(array) = Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", metadata) else {
         return;
     };
-    let count = (shape[0] * shape[1]) as usize;
+    // Accepted chains read back whatever they write; the others are only written and read.
+    let accepted = validate_array(&array).is_ok();
+    let array = if input.validate {
+        array
+    } else {
+        Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", array.metadata().clone()).unwrap()
+    };
+    let written = region(shape, input.written);
+    let count = written.num_elements() as usize;
     let fill = encoding(from, input.fill);
     let elements: Vec<u64> = (0..count)
         .map(|i| input.data.get(i).map_or(fill, |&bits| encoding(from, bits)))
@@ -193,21 +252,39 @@ fuzz_target!(|input: Input| {
     let bytes: Vec<u8> = elements.iter().flat_map(|b| b.to_le_bytes()[..from.1].to_vec()).collect();
     let whole = ArraySubset::new_with_shape(shape.to_vec());
     let options = CodecOptions::default().with_store_empty_chunks(true);
-    if array.store_array_subset_opt(&whole, ArrayBytes::new_flen(bytes), &options).is_err() {
-        return;
-    }
+    let stored = array.store_array_subset_opt(&written, ArrayBytes::new_flen(bytes), &options);
     let read = array.retrieve_array_subset::<ArrayBytes<'static>>(&whole);
-    if single {
-        assert!(read.is_ok(), "a write through one codec does not read back: {read:?}");
+    if accepted && stored.is_ok() {
+        assert!(read.is_ok(), "an accepted chain wrote what it cannot read back: {read:?}");
     }
     let Ok(read) = read else {
         return;
     };
     let read = read.into_fixed().unwrap();
-    for (i, (element, &written)) in read.chunks_exact(from.1).zip(&elements).enumerate() {
+    // Every read path gives the same bits for the same element.
+    let part = region(shape, input.read);
+    if let Ok(bytes) = array.retrieve_array_subset::<ArrayBytes<'static>>(&part) {
+        assert_eq!(bytes.into_fixed().unwrap().as_ref(), elements_of(&read, from.1, shape, &part), "{part:?}");
+    }
+    if !(accepted && stored.is_ok()) {
+        return;
+    }
+    let in_written = |row: u64, column: u64| {
+        let (start, sub) = (written.start(), written.shape());
+        (start[0]..start[0] + sub[0]).contains(&row) && (start[1]..start[1] + sub[1]).contains(&column)
+    };
+    let mut next = elements.iter();
+    for (i, element) in read.chunks_exact(from.1).enumerate() {
         let mut wide = [0u8; 8];
         wide[..from.1].copy_from_slice(element);
         let got = u64::from_le_bytes(wide);
+        let (row, column) = (i as u64 / shape[1], i as u64 % shape[1]);
+        if !in_written(row, column) {
+            // Never written, or filled in by zarrs: the fill value, which the chain returns.
+            assert!(same(from, got, fill), "element {i} outside the write reads as {got:#x}");
+            continue;
+        }
+        let written = *next.next().unwrap();
         if same(from, written, fill) {
             assert!(same(from, got, fill), "element {i} equal to the fill value reads as {got:#x}");
         }

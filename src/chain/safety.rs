@@ -13,6 +13,7 @@
 //! read back whatever its codecs accept to write.
 
 use std::cmp::Ordering;
+use std::sync::{Mutex, PoisonError};
 
 use super::step::Step;
 use super::values::{ValueSet, enumerable, finite_range, neighbour};
@@ -35,9 +36,37 @@ pub(crate) struct Unreadable {
 /// Checks that every value the later codecs of `steps` hand back, each codec before them can
 /// decode.
 ///
+/// The answer depends only on the codecs' configurations and data types, and following every
+/// value of a 16-bit type takes milliseconds, so the last answers are kept: datasets hold many
+/// arrays with the same chain.
+///
 /// # Errors
 /// Returns the first value that cannot be decoded.
 pub(crate) fn check(steps: &[Step]) -> Result<(), Unreadable> {
+    /// The answers kept.
+    const KEPT: usize = 32;
+    type Answers = Vec<(Vec<Step>, Result<(), Unreadable>)>;
+    static ANSWERS: Mutex<Answers> = Mutex::new(Vec::new());
+    let kept = |answers: &Answers| {
+        answers
+            .iter()
+            .find(|(kept, _)| kept.as_slice() == steps)
+            .map(|(_, answer)| answer.clone())
+    };
+    if let Some(answer) = kept(&ANSWERS.lock().unwrap_or_else(PoisonError::into_inner)) {
+        return answer;
+    }
+    let answer = follow(steps);
+    let mut answers = ANSWERS.lock().unwrap_or_else(PoisonError::into_inner);
+    if answers.len() == KEPT {
+        answers.drain(..1);
+    }
+    answers.push((steps.to_vec(), answer.clone()));
+    answer
+}
+
+/// [`check`], computed.
+fn follow(steps: &[Step]) -> Result<(), Unreadable> {
     let Some(first) = steps.first() else {
         return Ok(());
     };
