@@ -194,6 +194,18 @@ fn errors_of_direct_codec_calls_are_typed_too() {
         error.to_string().contains("fill value has 8 bytes"),
         "{error}"
     );
+    // ... also for the encoded representation, of both codecs (3 bytes for a float64).
+    let scale_offset: Arc<dyn zarrs::array::codec::api::ArrayToArrayCodecTraits> =
+        Arc::new(ScaleOffsetCodec::new(-0.1, 10000).unwrap());
+    for codec in [&codec, &scale_offset] {
+        let error = codec
+            .encoded_representation(&shape, &data_type::float64(), &FillValue::new(vec![0u8; 3]))
+            .unwrap_err();
+        assert!(
+            error.to_string().contains("fill value has 3 bytes"),
+            "{error}"
+        );
+    }
     // An unsupported data type is zarrs' own error.
     let error = codec.encoded_data_type(&data_type::bool()).unwrap_err();
     assert!(

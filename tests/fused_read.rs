@@ -333,15 +333,44 @@ fn outputs_that_do_not_match_the_subset_or_the_element_type_are_errors() {
 }
 
 #[test]
+fn a_chunk_file_of_the_wrong_size_is_an_error_in_both() {
+    let array = array(&reflectance_codecs(), "little", &json!([]), &json!("NaN"));
+    array
+        .store_array_subset(&[0..37, 0..23], vec![0.5f64; 37 * 23])
+        .unwrap();
+    let key = array.chunk_key(&[0, 0]);
+    let stored = array.storage().get(&key).unwrap().unwrap();
+    for bytes in [
+        stored[..stored.len() - 2].to_vec(),
+        [stored.to_vec(), vec![0, 0]].concat(),
+    ] {
+        array.storage().set(&key, bytes.into()).unwrap();
+        for subset in [
+            ArraySubset::new_with_ranges(&[0..8, 0..8]),
+            ArraySubset::new_with_ranges(&[2..3, 1..5]),
+        ] {
+            assert!(array.retrieve_array_subset::<Vec<f64>>(&subset).is_err());
+            let mut out = vec![0f64; usize::try_from(subset.num_elements()).unwrap()];
+            assert!(
+                FusedReader::new(&array)
+                    .retrieve_array_subset_into(&subset, &mut out)
+                    .is_err(),
+                "{subset:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn subsets_beyond_the_array_read_as_zarrs_reads_them() {
     let array = array(&reflectance_codecs(), "little", &json!([]), &json!("NaN"));
-    let values: Vec<f64> = (0..36 * 36).map(|i| f64::from(i) * 1e-4).collect();
-    array.store_array_subset(&[0..36, 0..36], values).unwrap();
+    let values: Vec<f64> = (0..37 * 23).map(|i| f64::from(i) * 1e-4).collect();
+    array.store_array_subset(&[0..37, 0..23], values).unwrap();
     let reader = FusedReader::new(&array);
     for subset in [
-        ArraySubset::new_with_ranges(&[34..42, 30..38]),
-        ArraySubset::new_with_ranges(&[36..38, 0..2]),
-        ArraySubset::new_with_ranges(&[0..40, 0..40]),
+        ArraySubset::new_with_ranges(&[34..42, 20..26]),
+        ArraySubset::new_with_ranges(&[37..39, 0..2]),
+        ArraySubset::new_with_ranges(&[0..40, 0..30]),
     ] {
         let expected: Result<Vec<f64>, _> = array.retrieve_array_subset(&subset);
         let mut got = vec![0f64; usize::try_from(subset.num_elements()).unwrap()];
