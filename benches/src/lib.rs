@@ -1,10 +1,9 @@
 //! What the benchmarks share: seeded data, the streaming floors the codec passes are compared with,
-//! the minimal codec that marks the ceiling of the zarrs `Array` API, and the allocator that aligns
-//! large buffers.
+//! and the minimal codec that marks the ceiling of the zarrs `Array` API. They run with the system
+//! allocator, as users do.
 
 pub mod minimal;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
 
 use bytemuck::Pod;
@@ -21,68 +20,6 @@ pub const SCALE_OFFSET: &str =
     r#"{"name": "scale_offset", "configuration": {"offset": -10, "scale": 0.1}}"#;
 /// float64 → uint8, nearest-even, clamp, NaN ↔ 0.
 pub const F64_TO_U8: &str = r#"{"name": "cast_value", "configuration": {"data_type": "uint8", "rounding": "nearest-even", "out_of_range": "clamp", "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}}"#;
-
-/// The benchmarks' global allocator: the system allocator, with blocks of 4 KiB and more aligned
-/// to 64 bytes. Where the system allocator puts a large buffer varies with the heap's history,
-/// and a streaming loop reads input that starts inside a cache line (16 or 32 bytes past a
-/// 64-byte boundary, as glibc places large buffers) up to 1.5 times slower than input that starts
-/// on one; aligning every large buffer, input and output alike, keeps the floors and the codecs
-/// on the same, fastest footing in every group and every run.
-struct Aligned;
-
-/// Declared here once, for every benchmark binary that links this library.
-#[global_allocator]
-static ALLOCATOR: Aligned = Aligned;
-
-impl Aligned {
-    fn layout(layout: Layout) -> Layout {
-        if layout.size() >= 4096 && layout.align() < 64 {
-            // A power of two no smaller than the original alignment.
-            Layout::from_size_align(layout.size(), 64).unwrap_or(layout)
-        } else {
-            layout
-        }
-    }
-}
-
-// SAFETY: every call is passed to the system allocator with the same adjusted layout for a block's
-// allocation, reallocation and deallocation (the adjustment depends only on the size and the
-// alignment, and a reallocation's new layout is adjusted as its allocation would be).
-unsafe impl GlobalAlloc for Aligned {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller's layout has a non-zero size; so has the adjusted one.
-        unsafe { System.alloc(Self::layout(layout)) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: as for `alloc`.
-        unsafe { System.alloc_zeroed(Self::layout(layout)) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` was allocated with the adjusted `layout`.
-        unsafe { System.dealloc(ptr, Self::layout(layout)) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let new = Layout::from_size_align(new_size, layout.align()).unwrap_or(layout);
-        let (old, new) = (Self::layout(layout), Self::layout(new));
-        if old.align() == new.align() {
-            // SAFETY: `ptr` was allocated with `old`; the new size is non-zero.
-            return unsafe { System.realloc(ptr, old, new_size) };
-        }
-        // The alignment changes with the size: a new block, the bytes both hold, the old freed.
-        // SAFETY: `new` has a non-zero size; `ptr` holds `old.size()` bytes, allocated with `old`.
-        unsafe {
-            let block = System.alloc(new);
-            if !block.is_null() {
-                std::ptr::copy_nonoverlapping(ptr, block, old.size().min(new_size));
-                System.dealloc(ptr, old);
-            }
-            block
-        }
-    }
-}
 
 /// A codec from its JSON metadata.
 pub fn codec(json: &str) -> Arc<dyn ArrayToArrayCodecTraits> {
