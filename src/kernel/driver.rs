@@ -10,8 +10,6 @@
 //! - Borrowed input is read where it is; nothing assumes alignment (misaligned blocks pass
 //!   through a staging block).
 //! - Large chunks are split over rayon threads when asked for.
-//! - The input of large chunks, which no cache holds, is prefetched two blocks ahead unless the
-//!   output is wider (see [`Ahead`]).
 //!
 //! Nothing here is generic: the driver is compiled once for every kernel.
 
@@ -25,59 +23,6 @@ use crate::fault::ElementFault;
 
 /// Fewest elements worth giving to another thread.
 pub(crate) const MIN_ELEMENTS_PER_TASK: usize = 1 << 17;
-
-/// Inputs of at least this many bytes are prefetched: larger than a core's L2 cache, so they
-/// stream from further away.
-const PREFETCH_MIN_BYTES: usize = 4 << 20;
-
-/// Software prefetching of a large input, two blocks ahead of the block being converted.
-///
-/// The hardware prefetcher alone keeps too few cache lines in flight for kernels that compute as
-/// much per element as the casts do: their loops hold fewer loads in the core's window, and a
-/// stream from memory then runs at a fraction of its bandwidth. Prefetching each block's cache
-/// lines into the L2 cache while the block two before it is converted lets such kernels stream
-/// like a plain copy. Smaller inputs are not prefetched: they come from the caches, where the
-/// extra loads only cost; nor are the inputs of widening passes, whose pace the output sets.
-#[derive(Clone, Copy)]
-struct Ahead {
-    enabled: bool,
-    in_size: usize,
-}
-
-impl Ahead {
-    fn new(input_bytes: usize, (in_size, out_size): (usize, usize)) -> Self {
-        Self {
-            enabled: input_bytes >= PREFETCH_MIN_BYTES && out_size <= in_size,
-            in_size,
-        }
-    }
-
-    /// Prefetches the input of the block two after the one starting at element `start`.
-    fn before_block(self, input: &[u8], start: usize) {
-        if !self.enabled {
-            return;
-        }
-        let from = (start + 2 * BLOCK) * self.in_size;
-        let to = ((start + 3 * BLOCK) * self.in_size).min(input.len());
-        if from < to {
-            prefetch(&input[from..to]);
-        }
-    }
-}
-
-/// Asks the core to bring the cache lines of `bytes` into its L2 cache.
-#[cfg(target_arch = "x86_64")]
-fn prefetch(bytes: &[u8]) {
-    use std::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
-    for line in bytes.chunks(64) {
-        // SAFETY: a prefetch is a hint: it changes no memory, never faults, and the address lies
-        // within `bytes` anyway.
-        unsafe { _mm_prefetch::<_MM_HINT_T1>(line.as_ptr().cast()) };
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn prefetch(_bytes: &[u8]) {}
 
 /// A block of any element type (as `u64`s, aligned for all of them), allocated only when first
 /// used (most calls never need one), as large as that use needs, and never zeroed: it is written
@@ -277,10 +222,8 @@ fn convert_range(
     let n = input.len() / in_size;
     let input_aligned = is_aligned(input, in_size);
     let (mut staged_in, mut staged_out) = (Stage::default(), Stage::default());
-    let ahead = Ahead::new(input.len(), (in_size, out_size));
     let mut start = 0;
     while start < n {
-        ahead.before_block(input, start);
         let len = BLOCK.min(n - start);
         let bytes_in = &input[start * in_size..(start + len) * in_size];
         let block: &[u8] = if input_aligned {
@@ -331,10 +274,8 @@ fn in_place_range(kernel: &dyn Kernel, buffer: &mut [u8]) -> Result<(), ElementF
     let n = buffer.len() / in_size;
     let aligned = is_aligned(buffer, in_size);
     let mut staged = Stage::default();
-    let ahead = Ahead::new(buffer.len(), (in_size, out_size));
     let mut start = 0;
     while start < n {
-        ahead.before_block(buffer, start);
         let len = BLOCK.min(n - start);
         let (head, tail) = buffer.split_at_mut(start * in_size);
         let output_end = (start + len) * out_size;

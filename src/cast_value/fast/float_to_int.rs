@@ -96,6 +96,44 @@ fn rounding_thresholds<C: HwFloat>(mode: RoundingMode, lo: C, hi: C) -> (C, C) {
     }
 }
 
+/// An element clamped to a target's bounds: `lo ≤ c ≤ hi` whatever the element was, NaN
+/// included (comparisons with NaN are false, so the first select takes it to `lo`). Made only by
+/// [`Clamped::new`].
+#[derive(Clone, Copy)]
+struct Clamped<C>(C);
+
+impl<C: HwFloat> Clamped<C> {
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn new(w: C, lo: C, hi: C) -> Self {
+        let c = if w > lo { w } else { lo };
+        Self(if c < hi { c } else { hi })
+    }
+
+    /// The element rounded towards zero (`nearest-away`: the truncation of
+    /// `c + copysign(1/2 - 2^-p, c)`, exactly, as the standard library's `round` does), by the
+    /// truncating conversion: one instruction.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    fn truncate<const MODE: u8>(self) -> u64 {
+        let c = if MODE == NEAREST_AWAY {
+            self.0 + C::HALF.next_down().copysign(self.0)
+        } else {
+            self.0
+        };
+        // SAFETY: `c` lies in `[lo, hi]` (within 1/2 of it for `nearest-away`), the bounds of a
+        // target of at most 32 bits (asserted by `FloatToInt::new`): it is finite and within the
+        // range of the integer type of `C`'s width.
+        unsafe { c.truncate_unchecked() }
+    }
+}
+
 /// A float → integer fast path for targets of up to 32 bits, written as bits `W` and computed in
 /// the float `C`.
 #[derive(Debug)]
@@ -165,6 +203,7 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         out_of_range: Option<OutOfRangeMode>,
         nan: Option<u64>,
     ) -> Self {
+        assert!(to.bits <= 32, "targets of up to 32 bits");
         let lo: C = towards_zero(integer_value(to.min()));
         let hi: C = towards_zero(integer_value(to.max()));
         // Wrapping is exact below this magnitude.
@@ -246,38 +285,25 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         let mut least = C::zero().infinity_gap();
         for (&x, y) in input.iter().zip(output.iter_mut()) {
             let w: C = x.as_();
-            let c = if KIND == CLAMP_NAN_LOW {
-                // Clamped by selects; the first one takes NaN to `lo`, its replacement.
+            let bits = if clamps(KIND) {
+                let w = if KIND == CLAMP {
+                    if w.is_nan() { nan } else { w }
+                } else {
+                    w
+                };
                 least = least.min(w.infinity_gap());
-                let c = if w > lo { w } else { lo };
-                if c < hi { c } else { hi }
+                let c = Clamped::new(w, lo, hi);
+                if MODE == TOWARDS_ZERO || MODE == NEAREST_AWAY {
+                    c.truncate::<MODE>()
+                } else {
+                    // Adding `M` rounds to nearest-even and leaves the integer in the low bits
+                    // of the sum's encoding.
+                    Storage::to_bits(round::<MODE, C>(c.0) + C::MAGIC)
+                }
             } else {
                 let w = if w.is_nan() { nan } else { w };
-                if KIND == CLAMP {
-                    least = least.min(w.infinity_gap());
-                    let c = if w > lo { w } else { lo };
-                    if c < hi { c } else { hi }
-                } else {
-                    signs |= (w - below).encoding() | (above - w).encoding();
-                    w
-                }
-            };
-            let bits = if clamps(KIND) && (MODE == TOWARDS_ZERO || MODE == NEAREST_AWAY) {
-                // Clamped, `c` is finite and within the target's range, and the truncating
-                // conversion rounds towards zero by itself; `nearest-away` is the truncation of
-                // `c + copysign(0.5 - 2^-p, c)`, exactly (the standard library's own `round`).
-                let c = if MODE == NEAREST_AWAY {
-                    c + C::HALF.next_down().copysign(c)
-                } else {
-                    c
-                };
-                // SAFETY: `c` lies in `[lo, hi]` (within 1/2 of it for `nearest-away`): it is
-                // finite and within the range of the integer type of `C`'s width.
-                unsafe { c.truncate_unchecked() }
-            } else {
-                // Adding `M` rounds to nearest-even and leaves the integer in the low bits of the
-                // sum's encoding.
-                Storage::to_bits(round::<MODE, C>(c) + C::MAGIC)
+                signs |= (w - below).encoding() | (above - w).encoding();
+                Storage::to_bits(round::<MODE, C>(w) + C::MAGIC)
             };
             y.write(W::from_bits(bits));
         }
