@@ -10,11 +10,11 @@ use serde_json::{Value as Json, json};
 use zarrs::array::{Array, ArrayBytes, ArrayMetadata, ArraySubset};
 use zarrs::filesystem::FilesystemStore;
 use zarrs::storage::store::MemoryStore;
-use zarrs::storage::{StoreKey, WritableStorageTraits};
+use zarrs::storage::{ReadableStorageTraits, StoreKey, WritableStorageTraits};
 use zarrs_scale_offset_cast::FusedReader;
 
 /// Reads `subset` both ways and compares the bytes; returns whether the fused path was taken.
-fn compare<S: ?Sized + zarrs::storage::ReadableStorageTraits + 'static>(
+fn compare<S: ?Sized + ReadableStorageTraits + 'static>(
     array: &Array<S>,
     subset: &ArraySubset,
     context: &str,
@@ -52,7 +52,7 @@ fn compare<S: ?Sized + zarrs::storage::ReadableStorageTraits + 'static>(
 }
 
 /// Reads `subset` through `reader` into elements of the array's own element type, as bytes.
-fn read_typed<S: ?Sized + zarrs::storage::ReadableStorageTraits + 'static>(
+fn read_typed<S: ?Sized + ReadableStorageTraits + 'static>(
     reader: &FusedReader<'_, S>,
     data_type: &str,
     subset: &ArraySubset,
@@ -60,7 +60,7 @@ fn read_typed<S: ?Sized + zarrs::storage::ReadableStorageTraits + 'static>(
 ) -> Result<Vec<u8>, zarrs::array::ArrayError> {
     fn read<
         T: zarrs::array::Element + bytemuck::Pod,
-        S: ?Sized + zarrs::storage::ReadableStorageTraits + 'static,
+        S: ?Sized + ReadableStorageTraits + 'static,
     >(
         reader: &FusedReader<'_, S>,
         subset: &ArraySubset,
@@ -345,18 +345,16 @@ fn a_chunk_file_of_the_wrong_size_is_an_error_in_both() {
         [stored.to_vec(), vec![0, 0]].concat(),
     ] {
         array.storage().set(&key, bytes.into()).unwrap();
+        // Whole chunks are errors; zarrs reads the parts of a chunk it needs, which a longer
+        // file holds: the fused path answers as zarrs does.
+        let whole = ArraySubset::new_with_ranges(&[0..8, 0..6]);
+        assert!(array.retrieve_array_subset::<Vec<f64>>(&whole).is_err());
         for subset in [
+            whole,
             ArraySubset::new_with_ranges(&[0..8, 0..8]),
             ArraySubset::new_with_ranges(&[2..3, 1..5]),
         ] {
-            assert!(array.retrieve_array_subset::<Vec<f64>>(&subset).is_err());
-            let mut out = vec![0f64; usize::try_from(subset.num_elements()).unwrap()];
-            assert!(
-                FusedReader::new(&array)
-                    .retrieve_array_subset_into(&subset, &mut out)
-                    .is_err(),
-                "{subset:?}"
-            );
+            compare(&array, &subset, "a chunk file of the wrong size");
         }
     }
 }

@@ -5,7 +5,6 @@
 //! width (bounds and wrapping are run-time values), float16 and bfloat16 inputs widened to
 //! float32 on the way in, so that one instantiation serves many pairs.
 
-use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use num_traits::AsPrimitive;
@@ -18,7 +17,7 @@ use crate::fault::ElementFault;
 use crate::kernel::exact::Exact;
 use crate::kernel::lut::lut;
 use crate::kernel::simd::Isa;
-use crate::kernel::{Chain, Kernel, Typed};
+use crate::kernel::{Chain, Kernel, Slots, Typed, Written};
 use crate::numeric::{FloatInput, IntFormat, IntStorage, Kind, NumericType, decode};
 
 /// Runs `$body` with `$S` the Rust type that stores `$t`, among the listed types.
@@ -234,22 +233,20 @@ struct Widen16 {
     bfloat16: bool,
 }
 
-// SAFETY: every output element is written, with a value.
-unsafe impl Typed for Widen16 {
+impl Typed for Widen16 {
     type In = u16;
     type Out = f32;
 
-    fn convert(&self, input: &[u16], output: &mut [MaybeUninit<f32>]) -> Result<(), ElementFault> {
-        if self.bfloat16 {
+    fn convert<'a>(
+        &self,
+        input: &[u16],
+        output: Slots<'a, f32>,
+    ) -> Result<Written<'a, f32>, ElementFault> {
+        Ok(if self.bfloat16 {
             // bfloat16 is the upper half of a float32.
-            for (&x, y) in input.iter().zip(output.iter_mut()) {
-                y.write(f32::from_bits(u32::from(x) << 16));
-            }
+            output.fill(input, |x| f32::from_bits(u32::from(x) << 16))
         } else {
-            for (&x, y) in input.iter().zip(output.iter_mut()) {
-                y.write(half::f16::from_bits(x).to_f32());
-            }
-        }
-        Ok(())
+            output.fill(input, |x| half::f16::from_bits(x).to_f32())
+        })
     }
 }

@@ -19,33 +19,41 @@ use super::element::CheckedCast;
 use super::scalar_map::ScalarMap;
 use crate::fault::ElementFault;
 use crate::kernel::simd::{BlockLoop, Isa};
-use crate::kernel::{Typed, assume_init};
+use crate::kernel::{Slots, Typed, Written};
 use crate::numeric::{MapInput, NumericType, Storage, decode};
 
+/// What [`FastPath::convert_on`] gives: the elements and whether some are undecided, or, where
+/// it has no loop for the instruction set, the slots back.
+pub(crate) type Converted<'a, T> = Result<(Written<'a, T>, bool), Slots<'a, T>>;
+
 /// The first pass of a cast.
-///
-/// # Safety
-/// [`Self::convert`] writes every output element, with initialised values.
-pub(crate) unsafe trait FastPath: Send + Sync + Debug + 'static {
+pub(crate) trait FastPath: Send + Sync + Debug + 'static {
     /// The input storage.
     type In: MapInput;
     /// The output storage.
     type Out: Storage;
 
-    /// Converts every element (writing every output element), correctly for all but those it
-    /// cannot decide exactly; returns whether there are any of those.
-    fn convert(&self, input: &[Self::In], output: &mut [MaybeUninit<Self::Out>]) -> bool;
+    /// Converts every element, correctly for all but those it cannot decide exactly; returns
+    /// whether there are any of those.
+    fn convert<'a>(
+        &self,
+        input: &[Self::In],
+        output: Slots<'a, Self::Out>,
+    ) -> (Written<'a, Self::Out>, bool);
 
-    /// [`Self::convert`] by a loop written for `isa` with intrinsics, where there is one: then
-    /// it writes every output element and returns `Some` of what `convert` returns.
-    fn convert_on(
+    /// [`Self::convert`] by a loop written for `isa` with intrinsics, where there is one; else
+    /// the slots back.
+    ///
+    /// # Errors
+    /// Returns the slots where there is no such loop.
+    fn convert_on<'a>(
         &self,
         isa: Isa,
         input: &[Self::In],
-        output: &mut [MaybeUninit<Self::Out>],
-    ) -> Option<bool> {
-        let _ = (isa, input, output);
-        None
+        output: Slots<'a, Self::Out>,
+    ) -> Converted<'a, Self::Out> {
+        let _ = (isa, input);
+        Err(output)
     }
 }
 
@@ -83,9 +91,10 @@ impl<P: FastPath> CastKernel<P> {
     fn settle(&self, input: &[P::In], output: &mut [P::Out]) -> Result<(), ElementFault> {
         for (index, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
             let mut slot = [MaybeUninit::uninit()];
-            let undecided = self.fast.convert(std::slice::from_ref(&x), &mut slot);
-            // SAFETY: the fast path writes every output element (its trait's contract).
-            let mut one = [unsafe { slot[0].assume_init() }];
+            let (written, undecided) = self
+                .fast
+                .convert(std::slice::from_ref(&x), Slots::new(&mut slot));
+            let mut one = [written.into_elements()[0]];
             if undecided && !self.map.settles(x) || self.map.overwrite(&[x], &mut one) {
                 let bits = x.to_bits();
                 *y = self
@@ -103,31 +112,25 @@ impl<P: FastPath> CastKernel<P> {
     }
 }
 
-// SAFETY: the fast pass writes every output element (`FastPath`'s contract); the later passes
-// overwrite some of them with values.
-unsafe impl<P: FastPath> Typed for CastKernel<P> {
+impl<P: FastPath> Typed for CastKernel<P> {
     type In = P::In;
     type Out = P::Out;
 
-    fn convert(
+    fn convert<'a>(
         &self,
         input: &[Self::In],
-        output: &mut [MaybeUninit<Self::Out>],
-    ) -> Result<(), ElementFault> {
-        let undecided = self.isa.run_block(self, input, &mut *output);
-        // SAFETY: the fast pass wrote every element.
-        let output = unsafe { assume_init(output) };
+        output: Slots<'a, Self::Out>,
+    ) -> Result<Written<'a, Self::Out>, ElementFault> {
+        let (mut written, undecided) = self.isa.run_block(self, input, output);
         if undecided {
-            self.settle(input, output)?;
+            self.settle(input, written.elements())?;
         }
-        Ok(())
+        Ok(written)
     }
 }
 
 /// Passes 1 and 2 of a block.
-// SAFETY: the fast path writes every output element (`FastPath`'s contract); the map overwrites
-// some with values.
-unsafe impl<P: FastPath> BlockLoop for CastKernel<P> {
+impl<P: FastPath> BlockLoop for CastKernel<P> {
     type In = P::In;
     type Out = P::Out;
     type Output = bool;
@@ -137,15 +140,13 @@ unsafe impl<P: FastPath> BlockLoop for CastKernel<P> {
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn block(&self, input: &[P::In], output: &mut [MaybeUninit<P::Out>]) -> bool {
+    fn block<'a>(&self, input: &[P::In], output: Slots<'a, P::Out>) -> (Written<'a, P::Out>, bool) {
         // The loop written with intrinsics where there is one for this instruction set.
-        let undecided = match self.fast.convert_on(self.isa, input, &mut *output) {
-            Some(undecided) => undecided,
-            None => self.fast.convert(input, &mut *output),
+        let (mut written, undecided) = match self.fast.convert_on(self.isa, input, output) {
+            Ok(done) => done,
+            Err(output) => self.fast.convert(input, output),
         };
-        // SAFETY: the fast path wrote every element (its trait's contract).
-        let output = unsafe { assume_init(output) };
-        let poisoned = self.map.overwrite(input, output);
-        undecided | poisoned
+        let poisoned = self.map.overwrite(input, written.elements());
+        (written, undecided | poisoned)
     }
 }

@@ -3,38 +3,43 @@
 
 use super::*;
 use crate::fault::FaultKind;
-use crate::kernel::Typed;
+use crate::kernel::{Slots, Typed, Written};
 use crate::numeric::Value;
 
 /// Narrows u32 to u16, failing on values above `u16::MAX`.
 #[derive(Debug)]
 struct Narrow;
-// SAFETY: every output element written is a value.
-unsafe impl Typed for Narrow {
+impl Typed for Narrow {
     type In = u32;
     type Out = u16;
-    fn convert(&self, input: &[u32], output: &mut [MaybeUninit<u16>]) -> Result<(), ElementFault> {
-        for (i, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
-            y.write(u16::try_from(x).map_err(|_| {
-                ElementFault::new(i, FaultKind::OutOfRange, Value::from_u64(u64::from(x)))
-            })?);
+    fn convert<'a>(
+        &self,
+        input: &[u32],
+        output: Slots<'a, u16>,
+    ) -> Result<Written<'a, u16>, ElementFault> {
+        if let Some(i) = input.iter().position(|&x| u16::try_from(x).is_err()) {
+            return Err(ElementFault::new(
+                i,
+                FaultKind::OutOfRange,
+                Value::from_u64(u64::from(input[i])),
+            ));
         }
-        Ok(())
+        Ok(output.fill(input, |x| u16::try_from(x).unwrap_or_default()))
     }
 }
 
 /// Widens u16 to u64 (never fails).
 #[derive(Debug)]
 struct Widen;
-// SAFETY: every output element written is a value.
-unsafe impl Typed for Widen {
+impl Typed for Widen {
     type In = u16;
     type Out = u64;
-    fn convert(&self, input: &[u16], output: &mut [MaybeUninit<u64>]) -> Result<(), ElementFault> {
-        for (&x, y) in input.iter().zip(output.iter_mut()) {
-            y.write(u64::from(x) << 40);
-        }
-        Ok(())
+    fn convert<'a>(
+        &self,
+        input: &[u16],
+        output: Slots<'a, u64>,
+    ) -> Result<Written<'a, u64>, ElementFault> {
+        Ok(output.fill(input, |x| u64::from(x) << 40))
     }
 }
 
@@ -42,22 +47,22 @@ unsafe impl Typed for Widen {
 /// (or the first odd one).
 #[derive(Debug)]
 struct Halve;
-// SAFETY: every output element written is a value.
-unsafe impl Typed for Halve {
+impl Typed for Halve {
     type In = u32;
     type Out = u32;
-    fn convert(&self, input: &[u32], output: &mut [MaybeUninit<u32>]) -> Result<(), ElementFault> {
-        for (i, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
-            if x % 2 == 1 {
-                return Err(ElementFault::new(
-                    i,
-                    FaultKind::NotExact,
-                    Value::from_u64(u64::from(x)),
-                ));
-            }
-            y.write(x / 2);
+    fn convert<'a>(
+        &self,
+        input: &[u32],
+        output: Slots<'a, u32>,
+    ) -> Result<Written<'a, u32>, ElementFault> {
+        if let Some(i) = input.iter().position(|&x| x % 2 == 1) {
+            return Err(ElementFault::new(
+                i,
+                FaultKind::NotExact,
+                Value::from_u64(u64::from(input[i])),
+            ));
         }
-        Ok(())
+        Ok(output.fill(input, |x| x / 2))
     }
     fn convert_in_place(&self, data: &mut [u32]) -> usize {
         let done = data

@@ -7,10 +7,9 @@
 //! type (spare bits set) and bytes whose element has no acceptable result are faults in the
 //! table, so checking them costs nothing per element.
 
-use std::mem::MaybeUninit;
 use std::sync::Arc;
 
-use super::{Kernel, Typed};
+use super::{Kernel, Slots, Typed, Written};
 use crate::fault::{ElementFault, Fault, FaultKind};
 use crate::numeric::{NumericType, Storage, Value, decode};
 
@@ -71,18 +70,21 @@ impl<O: Storage> Lut<O> {
     }
 }
 
-// SAFETY: every output element is written with a table entry.
-unsafe impl<O: Storage> Typed for Lut<O> {
+impl<O: Storage> Typed for Lut<O> {
     type In = u8;
     type Out = O;
 
-    fn convert(&self, input: &[u8], output: &mut [MaybeUninit<O>]) -> Result<(), ElementFault> {
+    fn convert<'a>(
+        &self,
+        input: &[u8],
+        output: Slots<'a, O>,
+    ) -> Result<Written<'a, O>, ElementFault> {
         let mut any_fault = false;
-        for (&x, y) in input.iter().zip(output.iter_mut()) {
+        let written = output.fill(input, |x| {
             let i = usize::from(x);
-            y.write(self.table[i]);
             any_fault |= self.faults[i].is_some();
-        }
+            self.table[i]
+        });
         if any_fault {
             for (index, &x) in input.iter().enumerate() {
                 if let Some(fault) = self.faults[usize::from(x)] {
@@ -94,7 +96,7 @@ unsafe impl<O: Storage> Typed for Lut<O> {
                 }
             }
         }
-        Ok(())
+        Ok(written)
     }
 }
 

@@ -73,26 +73,125 @@ pub(crate) unsafe trait Kernel: Send + Sync + Debug {
     }
 }
 
+/// Output elements not yet written, which a loop fills with one output element per input
+/// element: the only safe way to a [`Written`], so that the typed loops make no promise of their
+/// own ([`Kernel`] checks the proof where it hands the slots out).
+pub(crate) struct Slots<'a, T> {
+    slots: &'a mut [MaybeUninit<T>],
+}
+
+/// The proof that every element of some [`Slots`] was written: the elements, initialised.
+#[must_use]
+pub(crate) struct Written<'a, T> {
+    elements: &'a mut [T],
+}
+
+impl<'a, T: Copy> Slots<'a, T> {
+    /// The slots `slots`.
+    pub(crate) fn new(slots: &'a mut [MaybeUninit<T>]) -> Self {
+        Self { slots }
+    }
+
+    /// The number of slots.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Writes `f(x)` for every element `x` of `input`, which holds one element per slot.
+    ///
+    /// # Panics
+    /// If `input` does not hold as many elements as there are slots.
+    #[expect(
+        clippy::inline_always,
+        reason = "inlined into each instruction set's copy of the loop"
+    )]
+    #[inline(always)]
+    pub(crate) fn fill<S: Copy>(self, input: &[S], mut f: impl FnMut(S) -> T) -> Written<'a, T> {
+        assert_eq!(
+            input.len(),
+            self.slots.len(),
+            "one output element per input element"
+        );
+        for (&x, y) in input.iter().zip(self.slots.iter_mut()) {
+            y.write(f(x));
+        }
+        let elements =
+            // SAFETY: the loop wrote every slot: there are as many as input elements (asserted).
+            unsafe { assume_init(self.slots) };
+        Written { elements }
+    }
+
+    /// The slots before `mid` and those from it on.
+    pub(crate) fn split_at(self, mid: usize) -> (Self, Self) {
+        let (head, tail) = self.slots.split_at_mut(mid);
+        (Self { slots: head }, Self { slots: tail })
+    }
+
+    /// The slots, for a loop that stores through pointers.
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut T {
+        self.slots.as_mut_ptr().cast()
+    }
+
+    /// The proof for slots a loop wrote through [`Self::as_mut_ptr`].
+    ///
+    /// # Safety
+    /// Every slot must have been written with a value.
+    pub(crate) unsafe fn assume_written(self) -> Written<'a, T> {
+        let elements =
+            // SAFETY: the caller guarantees that every slot was written.
+            unsafe { assume_init(self.slots) };
+        Written { elements }
+    }
+}
+
+impl<'a, T> Written<'a, T> {
+    /// The elements written.
+    pub(crate) fn elements(&mut self) -> &mut [T] {
+        self.elements
+    }
+
+    /// The elements written, for good.
+    pub(crate) fn into_elements(self) -> &'a mut [T] {
+        self.elements
+    }
+
+    /// The proof for both halves of slots split at one point, the head first.
+    ///
+    /// # Panics
+    /// If `tail` does not follow `head` in memory.
+    pub(crate) fn join(head: Self, tail: Self) -> Self {
+        let (head, tail) = (head.elements, tail.elements);
+        let len = head.len() + tail.len();
+        assert!(
+            std::ptr::eq(head.as_ptr_range().end, tail.as_ptr()),
+            "the halves of one split"
+        );
+        let elements =
+            // SAFETY: `tail` starts where `head` ends (asserted), both are initialised and
+            // borrowed mutably for `'a`, so together they are one initialised slice of `len`
+            // elements.
+            unsafe { std::slice::from_raw_parts_mut(head.as_mut_ptr(), len) };
+        Written { elements }
+    }
+}
+
 /// A kernel written over typed slices; [`Kernel`] is derived from it.
-///
-/// # Safety
-/// As for [`Kernel`]: `convert` writes every output element when it succeeds, and only
-/// initialised values.
-pub(crate) unsafe trait Typed: Send + Sync + Debug + 'static {
+pub(crate) trait Typed: Send + Sync + Debug + 'static {
     /// The input element storage.
     type In: Storage;
     /// The output element storage.
     type Out: Storage;
 
-    /// As [`Kernel::convert`].
+    /// As [`Kernel::convert`]: writes every slot, or returns the first element without an
+    /// acceptable result.
     ///
     /// # Errors
     /// Returns the first element without an acceptable result.
-    fn convert(
+    fn convert<'a>(
         &self,
         input: &[Self::In],
-        output: &mut [MaybeUninit<Self::Out>],
-    ) -> Result<(), ElementFault>;
+        output: Slots<'a, Self::Out>,
+    ) -> Result<Written<'a, Self::Out>, ElementFault>;
 
     /// As [`Self::convert`], into elements already initialised.
     ///
@@ -104,8 +203,9 @@ pub(crate) unsafe trait Typed: Send + Sync + Debug + 'static {
         input: &[Self::In],
         output: &mut [Self::Out],
     ) -> Result<(), ElementFault> {
-        // SAFETY: the trait's contract: `convert` writes only initialised values.
-        self.convert(input, unsafe { as_uninit(output) })
+        // SAFETY: the slots are only ever written with values (`Slots` writes nothing else).
+        let slots = Slots::new(unsafe { as_uninit(output) });
+        self.convert(input, slots).map(|_| ())
     }
 
     /// As [`Kernel::convert_in_place`] (only called when `In` and `Out` have the same width).
@@ -115,14 +215,23 @@ pub(crate) unsafe trait Typed: Send + Sync + Debug + 'static {
     }
 }
 
-// SAFETY: `convert` hands the output to `Typed::convert`, whose contract is the same.
+// SAFETY: `convert` hands the output to `Typed::convert` as `Slots`, which only writes values,
+// and returns only once the proof it gets back covers those very slots.
 unsafe impl<K: Typed> Kernel for K {
     fn sizes(&self) -> (usize, usize) {
         (size_of::<K::In>(), size_of::<K::Out>())
     }
 
     fn convert(&self, input: &[u8], output: &mut [MaybeUninit<u8>]) -> Result<(), ElementFault> {
-        Typed::convert(self, bytemuck::cast_slice(input), cast_uninit(output))
+        let output: &mut [MaybeUninit<K::Out>] = cast_uninit(output);
+        let (start, len) = (output.as_ptr().cast::<K::Out>(), output.len());
+        let mut written = Typed::convert(self, bytemuck::cast_slice(input), Slots::new(output))?;
+        let elements = written.elements();
+        assert!(
+            std::ptr::eq(elements.as_ptr(), start) && elements.len() == len,
+            "the proof covers the slots handed out"
+        );
+        Ok(())
     }
 
     fn convert_in_place(&self, data: &mut [u8]) -> usize {
@@ -168,16 +277,6 @@ pub(crate) fn cast_uninit<T: bytemuck::Pod>(
     // result borrows them mutably for as long as `bytes` did, and `MaybeUninit<T>` may hold any
     // bytes, written or not.
     unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), len) }
-}
-
-/// Elements of `T` as slots for bytes (the inverse of [`cast_uninit`]).
-pub(crate) fn uninit_bytes<T: bytemuck::Pod>(
-    slots: &mut [MaybeUninit<T>],
-) -> &mut [MaybeUninit<u8>] {
-    let len = size_of_val(slots);
-    // SAFETY: the same memory, borrowed mutably for as long as `slots` was; bytes have no
-    // alignment requirement, and a `MaybeUninit<u8>` may hold any byte, written or not.
-    unsafe { std::slice::from_raw_parts_mut(slots.as_mut_ptr().cast(), len) }
 }
 
 /// Two kernels one after the other, the block in between kept in a buffer of the thread's.

@@ -10,8 +10,9 @@
 //! [`Isa::has_fma`] says they run in hardware). The tests run every kernel on every path the CPU
 //! offers.
 
-use std::mem::MaybeUninit;
 use std::sync::OnceLock;
+
+use super::{Slots, Written};
 
 /// An instruction set the kernel loops can run on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,12 +75,12 @@ impl Isa {
     }
 
     /// Runs `kernel`'s loop over one block, compiled for this instruction set.
-    pub(crate) fn run_block<K: BlockLoop>(
+    pub(crate) fn run_block<'a, K: BlockLoop>(
         self,
         kernel: &K,
         input: &[K::In],
-        output: &mut [MaybeUninit<K::Out>],
-    ) -> K::Output {
+        output: Slots<'a, K::Out>,
+    ) -> (Written<'a, K::Out>, K::Output) {
         self.run(Block {
             kernel,
             input,
@@ -104,38 +105,38 @@ impl Isa {
 
 /// A kernel whose loop over a block runs compiled for each instruction set (through
 /// [`Isa::run_block`]).
-///
-/// # Safety
-/// [`Self::block`] writes every output element, with a value, so that callers may take the
-/// output as initialised once it returns.
-pub(crate) unsafe trait BlockLoop: Sync {
+pub(crate) trait BlockLoop: Sync {
     /// The input elements.
     type In;
     /// The output elements.
-    type Out;
+    type Out: Copy;
     /// What the loop gives.
     type Output;
-    /// The loop over one block, writing every output element. Implementations are
+    /// The loop over one block, filling the output slots. Implementations are
     /// `#[inline(always)]`, as is every function they call on the hot path.
-    fn block(&self, input: &[Self::In], output: &mut [MaybeUninit<Self::Out>]) -> Self::Output;
+    fn block<'a>(
+        &self,
+        input: &[Self::In],
+        output: Slots<'a, Self::Out>,
+    ) -> (Written<'a, Self::Out>, Self::Output);
 }
 
 /// One block of a [`BlockLoop`], to run on an instruction set.
-struct Block<'a, K: BlockLoop> {
-    kernel: &'a K,
-    input: &'a [K::In],
-    output: &'a mut [MaybeUninit<K::Out>],
+struct Block<'k, 'a, K: BlockLoop> {
+    kernel: &'k K,
+    input: &'k [K::In],
+    output: Slots<'a, K::Out>,
 }
 
-impl<K: BlockLoop> Vectorized for Block<'_, K> {
-    type Output = K::Output;
+impl<'a, K: BlockLoop> Vectorized for Block<'_, 'a, K> {
+    type Output = (Written<'a, K::Out>, K::Output);
 
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn run(self) -> K::Output {
+    fn run(self) -> Self::Output {
         self.kernel.block(self.input, self.output)
     }
 }

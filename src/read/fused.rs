@@ -8,7 +8,6 @@
 //! block holding an element beyond the magnitude up to which the arithmetic cannot overflow, or
 //! whose quotient may be inexact, goes through the codecs' own kernels instead.
 
-use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use num_traits::AsPrimitive;
@@ -17,7 +16,7 @@ use crate::Direction;
 use crate::cast_value::element::ElementCast;
 use crate::fault::ElementFault;
 use crate::kernel::simd::{BlockLoop, Isa};
-use crate::kernel::{Kernel, Typed, uninit_bytes};
+use crate::kernel::{Kernel, Slots, Typed, Written};
 use crate::numeric::{HwFloat, IntStorage, NumericType, RoundingMode, Value, encode};
 use crate::scale_offset::arithmetic::Parameters;
 use crate::scale_offset::division::Streaming;
@@ -72,8 +71,7 @@ impl<S: IntStorage + AsPrimitive<F>, F: HwFloat> Dividend<S, F> for Mapped<S, F>
 }
 
 /// The block loop: one loop with the `scalar_map` entry and one without.
-// SAFETY: both loops write every output element, with a value.
-unsafe impl<S, F> BlockLoop for FusedDecode<S, F>
+impl<S, F> BlockLoop for FusedDecode<S, F>
 where
     S: IntStorage + AsPrimitive<F>,
     F: HwFloat,
@@ -87,7 +85,7 @@ where
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn block(&self, input: &[S], output: &mut [MaybeUninit<F>]) -> bool {
+    fn block<'a>(&self, input: &[S], output: Slots<'a, F>) -> (Written<'a, F>, bool) {
         let (offset, safe, overflows) = (self.offset, self.safe, self.overflows);
         match self.entry {
             Some((key, value)) => self.division.with(Decode {
@@ -110,9 +108,7 @@ where
     }
 }
 
-// SAFETY: the loop writes every output element, with a value, and so does the fallback kernel
-// where it runs.
-unsafe impl<S, F> Typed for FusedDecode<S, F>
+impl<S, F> Typed for FusedDecode<S, F>
 where
     S: IntStorage + AsPrimitive<F>,
     F: HwFloat,
@@ -120,13 +116,19 @@ where
     type In = S;
     type Out = F;
 
-    fn convert(&self, input: &[S], output: &mut [MaybeUninit<F>]) -> Result<(), ElementFault> {
-        let beyond = self.isa.run_block(self, input, &mut *output);
+    fn convert<'a>(
+        &self,
+        input: &[S],
+        output: Slots<'a, F>,
+    ) -> Result<Written<'a, F>, ElementFault> {
+        let (mut written, beyond) = self.isa.run_block(self, input, output);
         if beyond {
+            // The block again, through the codecs' own kernels.
+            let output: &mut [u8] = bytemuck::cast_slice_mut(written.elements());
             self.fallback
-                .convert(bytemuck::cast_slice(input), uninit_bytes(output))?;
+                .convert_init(bytemuck::cast_slice(input), output)?;
         }
-        Ok(())
+        Ok(written)
     }
 }
 

@@ -188,17 +188,22 @@ impl<'a, TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'a, TSt
                     &plan.stored,
                     &plan.stored_fill,
                     options,
-                )?
-                .into_fixed()?;
-            let converted = runs.iter().try_for_each(|&(input, out, len)| {
-                convert_run(
-                    plan.kernel.as_ref(),
-                    &decoded[input * in_size..(input + len) * in_size],
-                    &mut output[out * out_size..(out + len) * out_size],
                 )
+                .and_then(|bytes| Ok(bytes.into_fixed()?));
+            let converted = decoded.as_ref().map_err(|_| ()).and_then(|decoded| {
+                runs.iter()
+                    .try_for_each(|&(input, out, len)| {
+                        convert_run(
+                            plan.kernel.as_ref(),
+                            &decoded[input * in_size..(input + len) * in_size],
+                            &mut output[out * out_size..(out + len) * out_size],
+                        )
+                    })
+                    .map_err(|_| ())
             });
             if converted.is_err() {
-                // zarrs reads the chunk again, and reports the element with its codec's error.
+                // zarrs reads the part of the chunk again: it reports the element or the chunk
+                // with its own error, or (reading only the bytes it needs) reads it.
                 let within = overlap.relative_to(chunk_subset.start())?;
                 let bytes: ArrayBytes<'static> =
                     array.retrieve_chunk_subset_opt(&chunk_indices, &within, options)?;

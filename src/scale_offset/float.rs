@@ -6,8 +6,6 @@
 //! quotient might be inexact (see [`division`](super::division)); such elements go through the
 //! exact element function.
 
-use std::mem::MaybeUninit;
-
 use num_traits::Zero;
 
 use super::arithmetic::Parameters;
@@ -15,8 +13,8 @@ use super::division::{Division, Quotient, WithQuotient};
 use super::kernel::{convert_block, parameter};
 use crate::Direction;
 use crate::fault::ElementFault;
-use crate::kernel::Typed;
 use crate::kernel::simd::{BlockLoop, Isa, Vectorized};
+use crate::kernel::{Slots, Typed, Written};
 use crate::numeric::{HwFloat, NumericType};
 
 /// `scale_offset` in float32 or float64 arithmetic.
@@ -144,30 +142,31 @@ impl<F: HwFloat> Dividend<F, F> for Itself {
 /// of each element; returns whether some `|d|` exceeds `safe` or some quotient may be inexact,
 /// or with a correctly rounded quotient, whether some result is infinite (unless `overflows` is
 /// false: then no result needs a check).
-pub(crate) struct Decode<'a, S, F, D> {
+pub(crate) struct Decode<'i, 'o, S, F, D> {
     pub(crate) dividend: D,
     pub(crate) offset: F,
     pub(crate) safe: F,
     /// Whether some dividend's decode can overflow ([`Division::may_overflow`]).
     pub(crate) overflows: bool,
-    pub(crate) input: &'a [S],
-    pub(crate) output: &'a mut [MaybeUninit<F>],
+    pub(crate) input: &'i [S],
+    pub(crate) output: Slots<'o, F>,
 }
 
-impl<S: Copy, F: HwFloat, D: Dividend<S, F>> WithQuotient<F> for Decode<'_, S, F, D> {
-    type Output = bool;
+impl<'o, S: Copy, F: HwFloat, D: Dividend<S, F>> WithQuotient<F> for Decode<'_, 'o, S, F, D> {
+    type Output = (Written<'o, F>, bool);
 
     #[expect(
         clippy::inline_always,
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn run<Q: Quotient<F>>(self, quotient: Q) -> bool {
+    fn run<Q: Quotient<F>>(self, quotient: Q) -> Self::Output {
+        let (dividend, offset, safe) = (self.dividend, self.offset, self.safe);
         if Q::CORRECTLY_ROUNDED && !self.overflows {
-            for (&x, y) in self.input.iter().zip(self.output.iter_mut()) {
-                y.write(quotient.quotient(self.dividend.of(x)).0 + self.offset);
-            }
-            return false;
+            let written = self
+                .output
+                .fill(self.input, |x| quotient.quotient(dividend.of(x)).0 + offset);
+            return (written, false);
         }
         // The sign bits of `safe - |d|` and of the quotient's flags, gathered. NaN is not beyond:
         // its magnitude is a positive NaN, and so is the difference.
@@ -176,18 +175,18 @@ impl<S: Copy, F: HwFloat, D: Dividend<S, F>> WithQuotient<F> for Decode<'_, S, F
         // zero exactly when one is infinite: where the decode overflowed (and where `d` was
         // infinite). Every such element lies beyond `safe`, where the exact path takes it.
         let mut least = F::zero().infinity_gap();
-        for (&x, y) in self.input.iter().zip(self.output.iter_mut()) {
-            let d = self.dividend.of(x);
+        let written = self.output.fill(self.input, |x| {
+            let d = dividend.of(x);
             let (q, unsure) = quotient.quotient(d);
-            let decoded = q + self.offset;
-            y.write(decoded);
+            let decoded = q + offset;
             if Q::CORRECTLY_ROUNDED {
                 least = least.min(decoded.infinity_gap());
             } else {
-                signs |= unsure | (self.safe - d.abs()).encoding();
+                signs |= unsure | (safe - d.abs()).encoding();
             }
-        }
-        F::sign_bit(signs) || least == F::Bits::zero()
+            decoded
+        });
+        (written, F::sign_bit(signs) || least == F::Bits::zero())
     }
 }
 
@@ -252,8 +251,7 @@ impl<F: HwFloat> WithQuotient<F> for InPlaceDecode<'_, F> {
 }
 
 /// The arithmetic of a block; returns whether an element needs the exact path.
-// SAFETY: both loops write every output element, with a value.
-unsafe impl<F: HwFloat> BlockLoop for FloatKernel<F> {
+impl<F: HwFloat> BlockLoop for FloatKernel<F> {
     type In = F;
     type Out = F;
     type Output = bool;
@@ -263,7 +261,7 @@ unsafe impl<F: HwFloat> BlockLoop for FloatKernel<F> {
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn block(&self, input: &[F], output: &mut [MaybeUninit<F>]) -> bool {
+    fn block<'a>(&self, input: &[F], output: Slots<'a, F>) -> (Written<'a, F>, bool) {
         let (offset, scale, safe) = (self.offset, self.scale, self.safe);
         match self.direction {
             Direction::Encode => {
@@ -271,11 +269,11 @@ unsafe impl<F: HwFloat> BlockLoop for FloatKernel<F> {
                 // beyond: its magnitude is a positive NaN, and so is the difference (where the
                 // hardware gave it another sign, the block would only take the exact path).
                 let mut signs = F::Bits::zero();
-                for (&x, y) in input.iter().zip(output.iter_mut()) {
-                    y.write((x - offset) * scale);
+                let written = output.fill(input, |x| {
                     signs |= (safe - x.abs()).encoding();
-                }
-                F::sign_bit(signs)
+                    (x - offset) * scale
+                });
+                (written, F::sign_bit(signs))
             }
             Direction::Decode => self.division.with(Decode {
                 dividend: Itself,
@@ -305,12 +303,15 @@ impl<F: HwFloat> Vectorized for InPlace<'_, F> {
     }
 }
 
-// SAFETY: the arithmetic writes every output element, with a value.
-unsafe impl<F: HwFloat> Typed for FloatKernel<F> {
+impl<F: HwFloat> Typed for FloatKernel<F> {
     type In = F;
     type Out = F;
 
-    fn convert(&self, input: &[F], output: &mut [MaybeUninit<F>]) -> Result<(), ElementFault> {
+    fn convert<'a>(
+        &self,
+        input: &[F],
+        output: Slots<'a, F>,
+    ) -> Result<Written<'a, F>, ElementFault> {
         let setting = (self.t, self.direction, self.parameters, self.isa);
         convert_block(self, setting, input, output, |x| self.needs_exact(x))
     }

@@ -10,7 +10,6 @@
 //! except `-0 / scale + 0`, which is `+0` as the arithmetic says. (The codec skips the kernels
 //! when both are missing.)
 
-use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use super::arithmetic::{Parameters, decode_element, encode_element};
@@ -20,7 +19,7 @@ use crate::fault::{ElementFault, Fault};
 use crate::kernel::exact::Exact;
 use crate::kernel::lut::lut;
 use crate::kernel::simd::{BlockLoop, Isa};
-use crate::kernel::{Kernel, Typed, assume_init};
+use crate::kernel::{Kernel, Slots, Typed, Written};
 use crate::numeric::{IntStorage, NumericType, RoundingMode, Storage, Value, decode, encode};
 
 /// The exact result of one element of `t` (bits to bits); when encoding, the result must also
@@ -84,24 +83,22 @@ pub(super) fn parameter<T: Storage>(t: NumericType, value: Option<Value>, identi
 
 /// A block through `kernel`'s loop and then, if the loop asks for it, the elements `flagged`
 /// picks through the exact element function, reporting the first failure.
-pub(super) fn convert_block<K, T>(
+pub(super) fn convert_block<'a, K, T>(
     kernel: &K,
     (t, direction, parameters, isa): (NumericType, Direction, Parameters, Isa),
     input: &[T],
-    output: &mut [MaybeUninit<T>],
+    output: Slots<'a, T>,
     flagged: impl Fn(T) -> bool,
-) -> Result<(), ElementFault>
+) -> Result<Written<'a, T>, ElementFault>
 where
     K: BlockLoop<In = T, Out = T, Output = bool>,
     T: Storage,
 {
-    let exact = isa.run_block(kernel, input, &mut *output);
-    // SAFETY: the loop wrote every element (`BlockLoop`'s contract).
-    let output = unsafe { assume_init(output) };
+    let (mut written, exact) = isa.run_block(kernel, input, output);
     if !exact {
-        return Ok(());
+        return Ok(written);
     }
-    for (index, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
+    for (index, (&x, y)) in input.iter().zip(written.elements().iter_mut()).enumerate() {
         if flagged(x) {
             let bits = x.to_bits();
             *y = T::from_bits(element(t, direction, parameters, bits).map_err(|fault| {
@@ -113,7 +110,7 @@ where
             })?);
         }
     }
-    Ok(())
+    Ok(written)
 }
 
 /// `scale_offset` in checked integer arithmetic of the type's own width. (An encoded element
@@ -147,8 +144,7 @@ impl<S: IntStorage> IntKernel<S> {
 }
 
 /// The arithmetic of a block; returns whether an operation failed.
-// SAFETY: every output element is written, with a value.
-unsafe impl<S: IntStorage> BlockLoop for IntKernel<S> {
+impl<S: IntStorage> BlockLoop for IntKernel<S> {
     type In = S;
     type Out = S;
     type Output = bool;
@@ -158,38 +154,37 @@ unsafe impl<S: IntStorage> BlockLoop for IntKernel<S> {
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn block(&self, input: &[S], output: &mut [MaybeUninit<S>]) -> bool {
+    fn block<'a>(&self, input: &[S], output: Slots<'a, S>) -> (Written<'a, S>, bool) {
         let (offset, scale) = (self.offset, self.scale);
         let zero = S::zero();
         let mut failed = false;
-        match self.direction {
-            Direction::Encode => {
-                for (&x, y) in input.iter().zip(output.iter_mut()) {
-                    let result = x.checked_sub(&offset).and_then(|a| a.checked_mul(&scale));
-                    y.write(result.unwrap_or(zero));
-                    failed |= result.is_none();
-                }
-            }
-            Direction::Decode => {
-                for (&x, y) in input.iter().zip(output.iter_mut()) {
-                    // `checked_rem` is `None` only for MIN % -1, whose remainder is 0.
-                    let exact = x.checked_rem(&scale).is_none_or(|r| r == zero);
-                    let result = x.checked_div(&scale).and_then(|a| a.checked_add(&offset));
-                    y.write(result.unwrap_or(zero));
-                    failed |= !exact | result.is_none();
-                }
-            }
-        }
-        failed
+        let written = match self.direction {
+            Direction::Encode => output.fill(input, |x| {
+                let result = x.checked_sub(&offset).and_then(|a| a.checked_mul(&scale));
+                failed |= result.is_none();
+                result.unwrap_or(zero)
+            }),
+            Direction::Decode => output.fill(input, |x| {
+                // `checked_rem` is `None` only for MIN % -1, whose remainder is 0.
+                let exact = x.checked_rem(&scale).is_none_or(|r| r == zero);
+                let result = x.checked_div(&scale).and_then(|a| a.checked_add(&offset));
+                failed |= !exact | result.is_none();
+                result.unwrap_or(zero)
+            }),
+        };
+        (written, failed)
     }
 }
 
-// SAFETY: the arithmetic writes every output element, with a value.
-unsafe impl<S: IntStorage> Typed for IntKernel<S> {
+impl<S: IntStorage> Typed for IntKernel<S> {
     type In = S;
     type Out = S;
 
-    fn convert(&self, input: &[S], output: &mut [MaybeUninit<S>]) -> Result<(), ElementFault> {
+    fn convert<'a>(
+        &self,
+        input: &[S],
+        output: Slots<'a, S>,
+    ) -> Result<Written<'a, S>, ElementFault> {
         // The first element that fails is reported; the block fails anyway.
         let setting = (self.t, self.direction, self.parameters, self.isa);
         convert_block(self, setting, input, output, |_| true)

@@ -3,6 +3,7 @@ use std::mem::MaybeUninit;
 use super::super::FloatToInt;
 use crate::cast_value::kernel::FastPath;
 use crate::cast_value::reference_tests::ROUNDINGS;
+use crate::kernel::Slots;
 use crate::kernel::simd::Isa;
 use crate::numeric::{
     Bits, FloatInput, HwFloat, IntFormat, Kind, NumericType, OutOfRangeMode, RoundingMode, Value,
@@ -93,15 +94,15 @@ fn run<F: Input, W: Bits>(
     let isa = Isa::available().into_iter().find(|isa| isa.is_avx512());
     let isa = isa.expect("checked by the caller");
     let mut output = vec![MaybeUninit::<W>::uninit(); input.len()];
-    let undecided = if intrinsics {
-        fast.convert_on(isa, input, &mut output)
+    let slots = Slots::new(&mut output);
+    let (written, undecided) = if intrinsics {
+        fast.convert_on(isa, input, slots)
+            .ok()
             .expect("the cast has a loop with intrinsics")
     } else {
-        fast.convert(input, &mut output)
+        fast.convert(input, slots)
     };
-    // SAFETY: both paths write every element.
-    let output = output.iter().map(|y| unsafe { y.assume_init() }).collect();
-    (output, undecided)
+    (written.into_elements().to_vec(), undecided)
 }
 
 /// Clamped: the intrinsics' output and flag for `input` against the compiler's loop's.
@@ -125,9 +126,11 @@ fn compare_unclamped<F: Input, W: Bits>(
     input: &[F],
     cast: Cast,
 ) -> (usize, usize) {
-    let (decided, undecided): (Vec<F>, Vec<F>) = input
-        .iter()
-        .partition(|&&x| !fast.convert(&[x], &mut [MaybeUninit::uninit()]));
+    let (decided, undecided): (Vec<F>, Vec<F>) = input.iter().partition(|&&x| {
+        !fast
+            .convert(&[x], Slots::new(&mut [MaybeUninit::uninit()]))
+            .1
+    });
     let (want, got) = (run(fast, &decided, false), run(fast, &decided, true));
     if let Some(i) = (0..decided.len()).find(|&i| want.0[i] != got.0[i]) {
         let (x, w, g) = (decided[i], want.0[i], got.0[i]);

@@ -11,11 +11,10 @@
 
 use std::marker::PhantomData;
 
-use std::mem::MaybeUninit;
-
 use num_traits::AsPrimitive;
 
 use crate::cast_value::kernel::FastPath;
+use crate::kernel::{Slots, Written};
 use crate::numeric::{Directed, FloatInput, HwFloat, RoundingMode};
 
 /// A float → float fast path.
@@ -72,8 +71,7 @@ where
     }
 }
 
-// SAFETY: every output element is written, with a value.
-unsafe impl<F, G> FastPath for FloatToFloat<F, G>
+impl<F, G> FastPath for FloatToFloat<F, G>
 where
     F: FloatInput + AsPrimitive<G>,
     G: HwFloat + AsPrimitive<F>,
@@ -86,14 +84,10 @@ where
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn convert(&self, input: &[F], output: &mut [MaybeUninit<G>]) -> bool {
-        let items = input.iter().zip(output.iter_mut());
+    fn convert<'a>(&self, input: &[F], output: Slots<'a, G>) -> (Written<'a, G>, bool) {
         if size_of::<G>() >= size_of::<F>() {
             // Exact: every value of the source is a value of the target.
-            for (&x, y) in items {
-                y.write(x.as_());
-            }
-            return false;
+            return (output.fill(input, AsPrimitive::as_), false);
         }
         match self.rounding {
             RoundingMode::NearestEven => narrow_all(None, input, output),
@@ -108,18 +102,22 @@ where
     reason = "called with a constant mode, which must fold into one loop per mode"
 )]
 #[inline(always)]
-fn narrow_all<F, G>(mode: Option<Directed>, input: &[F], output: &mut [MaybeUninit<G>]) -> bool
+fn narrow_all<'a, F, G>(
+    mode: Option<Directed>,
+    input: &[F],
+    output: Slots<'a, G>,
+) -> (Written<'a, G>, bool)
 where
     F: HwFloat + AsPrimitive<G>,
     G: HwFloat + AsPrimitive<F>,
 {
     let mut undecided = false;
-    for (&w, y) in input.iter().zip(output.iter_mut()) {
+    let written = output.fill(input, |w| {
         let nearest: G = w.as_();
-        let r = narrow(w, mode);
-        y.write(r);
+        let r: G = narrow(w, mode);
         // Beyond the finite range, or next to it where the nearest result already overflowed.
         undecided |= w.is_finite() & !(r.is_finite() & nearest.is_finite());
-    }
-    undecided
+        r
+    });
+    (written, undecided)
 }

@@ -25,14 +25,12 @@
 //! - the undecided elements are gathered for the block as sign bits or a least value (no
 //!   per-element flags).
 
-use std::mem::MaybeUninit;
-
 use num_traits::{AsPrimitive, Zero};
 
-use crate::cast_value::kernel::FastPath;
-use crate::kernel::assume_init;
+use crate::cast_value::kernel::{Converted, FastPath};
 #[cfg(target_arch = "x86_64")]
 use crate::kernel::simd::Isa;
+use crate::kernel::{Slots, Written};
 #[cfg(target_arch = "x86_64")]
 use crate::numeric::FloatFormat;
 use crate::numeric::{
@@ -268,11 +266,11 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         reason = "called with constants, which must fold into one loop per pair"
     )]
     #[inline(always)]
-    fn run<const KIND: u8, const MODE: u8>(
+    fn run<'a, const KIND: u8, const MODE: u8>(
         &self,
         input: &[F],
-        output: &mut [MaybeUninit<W>],
-    ) -> bool
+        output: Slots<'a, W>,
+    ) -> (Written<'a, W>, bool)
     where
         F: AsPrimitive<C>,
     {
@@ -283,7 +281,7 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         // Clamped, only the infinities are undecided: the least `infinity_gap` of the block is
         // zero exactly when it holds one.
         let mut least = C::zero().infinity_gap();
-        for (&x, y) in input.iter().zip(output.iter_mut()) {
+        let written = output.fill(input, |x| {
             let w: C = x.as_();
             let bits = if clamps(KIND) {
                 let w = if KIND == CLAMP {
@@ -305,9 +303,9 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
                 signs |= (w - below).encoding() | (above - w).encoding();
                 Storage::to_bits(round::<MODE, C>(w) + C::MAGIC)
             };
-            y.write(W::from_bits(bits));
-        }
-        C::sign_bit(signs) || least == C::Bits::zero()
+            W::from_bits(bits)
+        });
+        (written, C::sign_bit(signs) || least == C::Bits::zero())
     }
 
     /// The loop of this configuration's kind for the rounding mode `MODE`.
@@ -316,7 +314,11 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn run_kind<const MODE: u8>(&self, input: &[F], output: &mut [MaybeUninit<W>]) -> bool
+    fn run_kind<'a, const MODE: u8>(
+        &self,
+        input: &[F],
+        output: Slots<'a, W>,
+    ) -> (Written<'a, W>, bool)
     where
         F: AsPrimitive<C>,
     {
@@ -328,8 +330,7 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
     }
 }
 
-// SAFETY: every output element is written, with a value.
-unsafe impl<F, W, C> FastPath for FloatToInt<F, W, C>
+impl<F, W, C> FastPath for FloatToInt<F, W, C>
 where
     F: FloatInput + AsPrimitive<C>,
     W: Bits,
@@ -343,25 +344,25 @@ where
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn convert(&self, input: &[F], output: &mut [MaybeUninit<W>]) -> bool {
-        let undecided = match self.rounding {
+    fn convert<'a>(&self, input: &[F], output: Slots<'a, W>) -> (Written<'a, W>, bool) {
+        let (mut written, undecided) = match self.rounding {
             RoundingMode::NearestEven => self.run_kind::<NEAREST_EVEN>(input, output),
             RoundingMode::NearestAway => self.run_kind::<NEAREST_AWAY>(input, output),
             RoundingMode::TowardsZero => self.run_kind::<TOWARDS_ZERO>(input, output),
             RoundingMode::TowardsPositive => self.run_kind::<TOWARDS_POSITIVE>(input, output),
             RoundingMode::TowardsNegative => self.run_kind::<TOWARDS_NEGATIVE>(input, output),
         };
-        self.sign_extend(output);
-        undecided
+        self.sign_extend(written.elements());
+        (written, undecided)
     }
 
     #[cfg(target_arch = "x86_64")]
-    fn convert_on(&self, isa: Isa, input: &[F], output: &mut [MaybeUninit<W>]) -> Option<bool> {
+    fn convert_on<'a>(&self, isa: Isa, input: &[F], mut output: Slots<'a, W>) -> Converted<'a, W> {
         use super::avx512;
         use std::arch::x86_64::{__m512, __m512d};
         // Float64 and float32 → 8- and 16-bit targets, computed in the input's own format.
         if !(isa.is_avx512() && size_of::<W>() <= 2 && F::FORMAT == C::FORMAT) {
-            return None;
+            return Err(output);
         }
         let constants = avx512::Constants {
             kind: self.kind,
@@ -376,23 +377,29 @@ where
             "one output element per input element"
         );
         let (rounding, at) = (self.rounding, output.as_mut_ptr().cast());
-        // SAFETY: `is_avx512` found the instruction sets; `output` holds `input.len()` elements
-        // of `constants.width` bytes (the size of `W`), to which `MaybeUninit` lets any bytes be
-        // written; the bounds are integers of at most 16 bits.
-        let (done, undecided) = unsafe {
-            if F::FORMAT == FloatFormat::FLOAT64 {
-                let input: &[f64] = bytemuck::try_cast_slice(input).ok()?;
-                avx512::convert::<__m512d>(constants, rounding, input, at)
-            } else if F::FORMAT == FloatFormat::FLOAT32 {
-                let input: &[f32] = bytemuck::try_cast_slice(input).ok()?;
-                avx512::convert::<__m512>(constants, rounding, input, at)
-            } else {
-                return None;
-            }
+        let (done, undecided) = if F::FORMAT == FloatFormat::FLOAT64 {
+            let Ok(input) = bytemuck::try_cast_slice::<F, f64>(input) else {
+                return Err(output);
+            };
+            // SAFETY: `is_avx512` found the instruction sets; `at` points to `input.len()` slots
+            // of `constants.width` bytes (the size of `W`, asserted above), which any bytes may
+            // be written to; the bounds are integers of at most 16 bits.
+            unsafe { avx512::convert::<__m512d>(constants, rounding, input, at) }
+        } else if F::FORMAT == FloatFormat::FLOAT32 {
+            let Ok(input) = bytemuck::try_cast_slice::<F, f32>(input) else {
+                return Err(output);
+            };
+            // SAFETY: as for float64.
+            unsafe { avx512::convert::<__m512>(constants, rounding, input, at) }
+        } else {
+            return Err(output);
         };
-        let (head, tail) = output.split_at_mut(done);
-        self.sign_extend(head);
-        Some(undecided | self.convert(&input[done..], tail))
+        let (head, tail) = output.split_at(done);
+        // SAFETY: the loop stored the first `done` elements.
+        let mut head = unsafe { head.assume_written() };
+        self.sign_extend(head.elements());
+        let (tail, rest) = self.convert(&input[done..], tail);
+        Ok((Written::join(head, tail), undecided | rest))
     }
 }
 
@@ -403,10 +410,8 @@ impl<F, W: Bits, C> FloatToInt<F, W, C> {
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn sign_extend(&self, output: &mut [MaybeUninit<W>]) {
+    fn sign_extend(&self, output: &mut [W]) {
         if let Some(wrap) = self.wrap {
-            // SAFETY: the caller wrote every element.
-            let output = unsafe { assume_init(output) };
             for y in output {
                 *y = wrap.apply(*y);
             }

@@ -6,12 +6,11 @@
 //! loop. What is left (NaN and infinities without a map entry, values out of range without a
 //! mode, values too large to wrap this way) goes to the exact path.
 
-use std::mem::MaybeUninit;
-
 use num_traits::AsPrimitive;
 
 use super::float_to_int::{integer_value, towards_zero};
 use crate::cast_value::kernel::FastPath;
+use crate::kernel::{Slots, Written};
 use crate::numeric::{
     Directed, FloatInput, IntFormat, IntStorage, OutOfRangeMode, RoundingMode, Value,
     round_to_integral, round_to_integral_directed,
@@ -51,7 +50,12 @@ impl<F: FloatInput, D: IntStorage> FloatToInt64<F, D> {
         reason = "called with a constant mode, which must fold into one loop per mode"
     )]
     #[inline(always)]
-    fn run(&self, mode: Option<Directed>, input: &[F], output: &mut [MaybeUninit<D>]) -> bool
+    fn run<'a>(
+        &self,
+        mode: Option<Directed>,
+        input: &[F],
+        output: Slots<'a, D>,
+    ) -> (Written<'a, D>, bool)
     where
         F: AsPrimitive<D> + AsPrimitive<i64>,
         i64: AsPrimitive<D>,
@@ -63,18 +67,17 @@ impl<F: FloatInput, D: IntStorage> FloatToInt64<F, D> {
             Some(mode) => round_to_integral_directed(w, mode),
         };
         let (mut outside, mut any_nan) = (false, false);
-        let items = input.iter().zip(output.iter_mut());
-        if self.out_of_range == Some(OutOfRangeMode::Wrap) {
-            for (&w, y) in items {
+        let written = if self.out_of_range == Some(OutOfRangeMode::Wrap) {
+            output.fill(input, |w| {
                 let r = round(w);
                 let inside = r >= lo && r <= hi;
                 let wrapped: D = AsPrimitive::<i64>::as_(r).as_();
                 let value = if inside { r.as_() } else { wrapped };
                 let is_nan = w.is_nan();
-                y.write(if is_nan { nan } else { value });
                 outside |= !inside & (r.abs() >= two_63);
                 any_nan |= is_nan;
-            }
+                if is_nan { nan } else { value }
+            })
         } else {
             // The saturating conversion is the clamp; without a mode, values outside the range
             // after rounding are undecided, with `clamp` only the infinities.
@@ -82,21 +85,20 @@ impl<F: FloatInput, D: IntStorage> FloatToInt64<F, D> {
                 Some(_) => (F::min_value(), F::max_value()),
                 None => (lo, hi),
             };
-            for (&w, y) in items {
+            output.fill(input, |w| {
                 let r = round(w);
                 let is_nan = w.is_nan();
-                y.write(if is_nan { nan } else { r.as_() });
                 outside |= r < below;
                 outside |= r > above;
                 any_nan |= is_nan;
-            }
-        }
-        outside || (any_nan && self.nan.is_none())
+                if is_nan { nan } else { r.as_() }
+            })
+        };
+        (written, outside || (any_nan && self.nan.is_none()))
     }
 }
 
-// SAFETY: every output element is written, with a value.
-unsafe impl<F, D> FastPath for FloatToInt64<F, D>
+impl<F, D> FastPath for FloatToInt64<F, D>
 where
     F: FloatInput + AsPrimitive<D> + AsPrimitive<i64>,
     D: IntStorage,
@@ -110,7 +112,7 @@ where
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn convert(&self, input: &[F], output: &mut [MaybeUninit<D>]) -> bool {
+    fn convert<'a>(&self, input: &[F], output: Slots<'a, D>) -> (Written<'a, D>, bool) {
         match self.rounding {
             RoundingMode::NearestEven => self.run(None, input, output),
             mode => self.run(Some(Directed::new(mode)), input, output),

@@ -5,11 +5,9 @@ use crate::numeric::NumericType;
 
 /// The fast path's output and whether it left the block undecided.
 fn convert(fast: &FloatToInt<f64, u8, f64>, input: &[f64]) -> (Vec<u8>, bool) {
-    let mut output = vec![MaybeUninit::uninit(); input.len()];
-    let undecided = fast.convert(input, &mut output);
-    // SAFETY: the fast path writes every output element.
-    let output = output.iter().map(|y| unsafe { y.assume_init() }).collect();
-    (output, undecided)
+    let mut output = vec![std::mem::MaybeUninit::uninit(); input.len()];
+    let (written, undecided) = fast.convert(input, Slots::new(&mut output));
+    (written.into_elements().to_vec(), undecided)
 }
 
 #[test]

@@ -9,11 +9,10 @@
 
 use std::marker::PhantomData;
 
-use std::mem::MaybeUninit;
-
 use num_traits::AsPrimitive;
 
 use crate::cast_value::kernel::FastPath;
+use crate::kernel::{Slots, Written};
 use crate::numeric::{HwFloat, IntStorage, RoundingMode};
 
 /// An integer → float fast path.
@@ -60,8 +59,7 @@ impl<S: IntStorage, F: HwFloat> IntToFloat<S, F> {
     }
 }
 
-// SAFETY: every output element is written, with a value.
-unsafe impl<S, F> FastPath for IntToFloat<S, F>
+impl<S, F> FastPath for IntToFloat<S, F>
 where
     S: IntStorage + AsPrimitive<F>,
     F: HwFloat,
@@ -74,19 +72,17 @@ where
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn convert(&self, input: &[S], output: &mut [MaybeUninit<F>]) -> bool {
+    fn convert<'a>(&self, input: &[S], output: Slots<'a, F>) -> (Written<'a, F>, bool) {
         let (key, mapped) = self.entry;
-        for (&x, y) in input.iter().zip(output.iter_mut()) {
-            y.write(if x == key { mapped } else { x.as_() });
-        }
+        let written = output.fill(input, |x| if x == key { mapped } else { x.as_() });
         let Some((lo, hi)) = self.decided else {
-            return false;
+            return (written, false);
         };
         let mut outside = false;
         for &x in input {
             outside |= x < lo;
             outside |= x > hi;
         }
-        outside
+        (written, outside)
     }
 }

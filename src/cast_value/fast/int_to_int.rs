@@ -6,11 +6,10 @@
 //! as a sign-extended value, whose low byte truncation gives). Wrapping keeps the low bits (two's
 //! complement truncation, sign-extended for targets narrower than their byte).
 
-use std::mem::MaybeUninit;
-
 use num_traits::AsPrimitive;
 
 use crate::cast_value::kernel::FastPath;
+use crate::kernel::{Slots, Written};
 use crate::numeric::{Bits, IntFormat, IntStorage, OutOfRangeMode, Wrap};
 
 /// An integer → integer fast path.
@@ -35,8 +34,7 @@ impl<S: IntStorage, W: Bits> IntToInt<S, W> {
     }
 }
 
-// SAFETY: every output element is written, with a value.
-unsafe impl<S, W> FastPath for IntToInt<S, W>
+impl<S, W> FastPath for IntToInt<S, W>
 where
     S: IntStorage + AsPrimitive<W>,
     W: Bits,
@@ -49,17 +47,16 @@ where
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn convert(&self, input: &[S], output: &mut [MaybeUninit<W>]) -> bool {
+    fn convert<'a>(&self, input: &[S], output: Slots<'a, W>) -> (Written<'a, W>, bool) {
         let (lo, hi) = (self.lo, self.hi);
-        let items = input.iter().zip(output.iter_mut());
         match self.out_of_range {
             None => {
                 let mut any = false;
-                for (&x, y) in items {
-                    y.write(x.as_());
+                let written = output.fill(input, |x| {
                     any |= x < lo || x > hi;
-                }
-                any
+                    x.as_()
+                });
+                (written, any)
             }
             Some(OutOfRangeMode::Clamp) => {
                 // Bounds that are the whole signed or unsigned range of `W` are constants, so that
@@ -70,21 +67,18 @@ where
                     S::from_i128_clamped((1 << (bits - 1)) - 1),
                 );
                 let unsigned = (S::zero(), S::from_i128_clamped((1 << bits) - 1));
-                if (lo, hi) == signed {
-                    clamp(input, output, signed);
+                let written = if (lo, hi) == signed {
+                    clamp(input, output, signed)
                 } else if (lo, hi) == unsigned {
-                    clamp(input, output, unsigned);
+                    clamp(input, output, unsigned)
                 } else {
-                    clamp(input, output, (lo, hi));
-                }
-                false
+                    clamp(input, output, (lo, hi))
+                };
+                (written, false)
             }
             Some(OutOfRangeMode::Wrap) => {
                 let wrap = self.wrap;
-                for (&x, y) in items {
-                    y.write(wrap.apply(x.as_()));
-                }
-                false
+                (output.fill(input, |x| wrap.apply(x.as_())), false)
             }
         }
     }
@@ -96,12 +90,10 @@ where
     reason = "inlined into each instruction set's copy of the loop, with constant bounds where given"
 )]
 #[inline(always)]
-fn clamp<S, W>(input: &[S], output: &mut [MaybeUninit<W>], (lo, hi): (S, S))
+fn clamp<'a, S, W>(input: &[S], output: Slots<'a, W>, (lo, hi): (S, S)) -> Written<'a, W>
 where
     S: IntStorage + AsPrimitive<W>,
     W: Bits,
 {
-    for (&x, y) in input.iter().zip(output.iter_mut()) {
-        y.write(x.max(lo).min(hi).as_());
-    }
+    output.fill(input, |x| x.max(lo).min(hi).as_())
 }
