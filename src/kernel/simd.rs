@@ -150,23 +150,18 @@ pub(crate) trait Vectorized {
     fn run(self) -> Self::Output;
 }
 
-/// `loops` compiled with AVX2 and FMA enabled.
-///
-/// # Safety
-/// The CPU must support AVX2 and FMA.
+/// `loops` compiled with AVX2 and FMA enabled (a caller without them needs the CPU to have them).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn avx2<V: Vectorized>(loops: V) -> V::Output {
+fn avx2<V: Vectorized>(loops: V) -> V::Output {
     loops.run()
 }
 
-/// `loops` compiled with AVX-512 (F, VL, DQ, BW) enabled.
-///
-/// # Safety
-/// The CPU must support AVX2, FMA and those AVX-512 subsets.
+/// `loops` compiled with AVX-512 (F, VL, DQ, BW) enabled (a caller without them needs the CPU to
+/// have them).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
-unsafe fn avx512<V: Vectorized>(loops: V) -> V::Output {
+fn avx512<V: Vectorized>(loops: V) -> V::Output {
     loops.run()
 }
 

@@ -198,12 +198,9 @@ impl Narrow {
     }
 
     /// `bytes` (`width` 1) or words raised to the target's least value.
-    ///
-    /// # Safety
-    /// The CPU must support AVX-512 BW.
     #[inline]
     #[target_feature(enable = "avx512bw")]
-    unsafe fn raise(&self, width: usize, values: __m512i) -> __m512i {
+    fn raise(&self, width: usize, values: __m512i) -> __m512i {
         match (self.floor, self.signed, width) {
             (None, ..) => values,
             (Some(floor), true, 1) => _mm512_max_epi8(values, floor),
