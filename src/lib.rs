@@ -77,9 +77,6 @@ mod numeric;
 mod partial_decoder;
 pub mod quantize;
 mod read;
-#[cfg(test)]
-#[path = "../tests/reference/mod.rs"]
-mod reference;
 mod register;
 pub mod scale_offset;
 mod validate;

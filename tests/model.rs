@@ -16,7 +16,7 @@
 
 #[path = "model/config.rs"]
 mod config;
-mod reference;
+use zarrs_scale_offset_cast_reference as reference;
 #[path = "model/values.rs"]
 mod values;
 

@@ -11,8 +11,8 @@ use crate::fault::{Fault, FaultKind};
 use crate::kernel::simd::Isa;
 use crate::kernel::testing::apply_each;
 use crate::numeric::{NumericType, OutOfRangeMode, RoundingMode};
-use crate::reference::cast::CastModel;
-use crate::reference::{RefFault, RefValue, Seeded, decode, element_bytes};
+use zarrs_scale_offset_cast_reference::cast::CastModel;
+use zarrs_scale_offset_cast_reference::{RefFault, RefValue, Seeded, decode, element_bytes};
 
 pub(crate) const ROUNDINGS: [RoundingMode; 5] = [
     RoundingMode::NearestEven,

@@ -6,7 +6,7 @@ use std::mem::MaybeUninit;
 
 use super::*;
 use crate::kernel::simd::Vectorized;
-use crate::reference::Seeded;
+use zarrs_scale_offset_cast_reference::Seeded;
 
 #[path = "compensated_tests.rs"]
 mod compensated;

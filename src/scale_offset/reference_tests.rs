@@ -10,8 +10,8 @@ use crate::cast_value::reference_tests::model_fault;
 use crate::kernel::simd::Isa;
 use crate::kernel::testing::apply_each;
 use crate::numeric::{NumericType, decode as value_of, parse_scalar};
-use crate::reference::scale_offset::ScaleOffsetModel;
-use crate::reference::{Seeded, decode, element_bytes};
+use zarrs_scale_offset_cast_reference::scale_offset::ScaleOffsetModel;
+use zarrs_scale_offset_cast_reference::{Seeded, decode, element_bytes};
 
 /// Runs both directions over `inputs` and panics on the first difference with the model.
 fn check(t: NumericType, offset: Option<&str>, scale: Option<&str>, inputs: &[u64]) -> usize {

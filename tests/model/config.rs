@@ -2,9 +2,9 @@
 
 use serde_json::{Value as Json, json};
 
-use crate::reference::cast::CastModel;
-use crate::reference::scale_offset::ScaleOffsetModel;
-use crate::reference::{
+use zarrs_scale_offset_cast_reference::cast::CastModel;
+use zarrs_scale_offset_cast_reference::scale_offset::ScaleOffsetModel;
+use zarrs_scale_offset_cast_reference::{
     OutOfRangeMode, RefFault, RefValue, RoundingMode, TYPES, decode, is_integer,
 };
 use crate::values::{Random, element, same_number, scalar};

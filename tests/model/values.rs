@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde_json::{Value as Json, json};
 
-use crate::reference::{RefValue, Seeded, decode, is_integer, size};
+use zarrs_scale_offset_cast_reference::{RefValue, Seeded, decode, is_integer, size};
 
 /// A seeded random source with helpers.
 pub(crate) struct Random(pub(crate) Seeded);

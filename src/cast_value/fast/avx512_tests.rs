@@ -9,7 +9,7 @@ use crate::numeric::{
     Bits, FloatInput, HwFloat, IntFormat, Kind, NumericType, OutOfRangeMode, RoundingMode, Value,
     encode,
 };
-use crate::reference::Seeded;
+use zarrs_scale_offset_cast_reference::Seeded;
 
 /// Elements where the casts change behaviour, around the bounds of every 8- and 16-bit target
 /// and of the 32- and 64-bit integers, and at every half-integer step, then small values by

@@ -59,7 +59,7 @@ fn from_f64(v: f64) -> RefValue {
 }
 
 /// The reference `scale_offset` of one data type with its parameters.
-pub(crate) struct ScaleOffsetModel {
+pub struct ScaleOffsetModel {
     name: &'static str,
     rounder: Reference,
     offset: Option<RefValue>,
@@ -68,7 +68,7 @@ pub(crate) struct ScaleOffsetModel {
 
 impl ScaleOffsetModel {
     /// The model for `name` with `offset` and `scale` (values of the type; `None` is the identity).
-    pub(crate) fn new(
+    pub fn new(
         name: &'static str,
         offset: Option<RefValue>,
         scale: Option<RefValue>,
@@ -82,7 +82,7 @@ impl ScaleOffsetModel {
     }
 
     /// The encode of `x`, which must decode again.
-    pub(crate) fn encode(&self, x: RefValue) -> Result<RefValue, RefFault> {
+    pub fn encode(&self, x: RefValue) -> Result<RefValue, RefFault> {
         if self.offset.is_none() && self.scale.is_none() {
             return Ok(x);
         }
@@ -92,7 +92,7 @@ impl ScaleOffsetModel {
     }
 
     /// The encode of `x`, without requiring its decode to succeed.
-    pub(crate) fn encode_unchecked(&self, x: RefValue) -> Result<RefValue, RefFault> {
+    pub fn encode_unchecked(&self, x: RefValue) -> Result<RefValue, RefFault> {
         if self.offset.is_none() && self.scale.is_none() {
             return Ok(x);
         }
@@ -100,7 +100,7 @@ impl ScaleOffsetModel {
     }
 
     /// The decode of `x`.
-    pub(crate) fn decode(&self, x: RefValue) -> Result<RefValue, RefFault> {
+    pub fn decode(&self, x: RefValue) -> Result<RefValue, RefFault> {
         if self.offset.is_none() && self.scale.is_none() {
             return Ok(x);
         }

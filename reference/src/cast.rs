@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 mod model;
 
-pub(crate) use model::CastModel;
+pub use model::CastModel;
 
 use super::{
     OutOfRangeMode, RefFault, RefValue, RoundingMode, Special, Type, compare, decode, describe,
@@ -29,14 +29,14 @@ struct Point {
 type Grid = Arc<Vec<Point>>;
 
 /// Reference casts into one data type.
-pub(crate) struct Reference {
+pub struct Reference {
     to: &'static str,
     /// Every finite value of a float type up to 16 bits, and the points beyond its range.
     grid: Option<Grid>,
 }
 
 impl Reference {
-    pub(crate) fn new(to: &'static str) -> Self {
+    pub fn new(to: &'static str) -> Self {
         // Grids are built once per type and shared.
         static GRIDS: Mutex<Vec<(&'static str, Option<Grid>)>> = Mutex::new(Vec::new());
         let mut grids = GRIDS.lock().unwrap();
@@ -226,7 +226,7 @@ impl Reference {
     }
 
     /// The reference cast of `x` to this data type.
-    pub(crate) fn cast(
+    pub fn cast(
         &self,
         x: RefValue,
         rounding: RoundingMode,

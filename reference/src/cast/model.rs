@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 
 use super::Reference;
-use crate::reference::{OutOfRangeMode, RefFault, RefValue, RoundingMode, compare};
+use crate::{OutOfRangeMode, RefFault, RefValue, RoundingMode, compare};
 
 /// Whether an element matches a `scalar_map` key: numerically, NaN matching NaN, -0 matching +0.
 #[expect(clippy::float_cmp, reason = "exact numeric equality")]
@@ -18,7 +18,7 @@ fn matches_key(key: RefValue, x: RefValue) -> bool {
 }
 
 /// The reference `cast_value` between two data types, both directions.
-pub(crate) struct CastModel {
+pub struct CastModel {
     forward: Reference,
     back: Reference,
     rounding: RoundingMode,
@@ -30,7 +30,7 @@ pub(crate) struct CastModel {
 
 impl CastModel {
     /// The cast from `from` to `to`.
-    pub(crate) fn new(
+    pub fn new(
         from: &'static str,
         to: &'static str,
         rounding: RoundingMode,
@@ -48,7 +48,7 @@ impl CastModel {
 
     /// The same with `scalar_map` entries.
     #[must_use]
-    pub(crate) fn with_maps(
+    pub fn with_maps(
         mut self,
         encode: Vec<(RefValue, RefValue)>,
         decode: Vec<(RefValue, RefValue)>,
@@ -72,14 +72,14 @@ impl CastModel {
     }
 
     /// The encode of `x`; its result must decode again.
-    pub(crate) fn encode(&self, x: RefValue) -> Result<RefValue, RefFault> {
+    pub fn encode(&self, x: RefValue) -> Result<RefValue, RefFault> {
         let y = self.encode_unchecked(x)?;
         self.decode(y).map_err(|_| RefFault::Unreadable)?;
         Ok(y)
     }
 
     /// The encode of `x` without the guard (the decode direction of a chain, say).
-    pub(crate) fn encode_unchecked(&self, x: RefValue) -> Result<RefValue, RefFault> {
+    pub fn encode_unchecked(&self, x: RefValue) -> Result<RefValue, RefFault> {
         Self::cast(
             &self.forward,
             &self.encode_map,
@@ -90,7 +90,7 @@ impl CastModel {
     }
 
     /// The decode of `y`.
-    pub(crate) fn decode(&self, y: RefValue) -> Result<RefValue, RefFault> {
+    pub fn decode(&self, y: RefValue) -> Result<RefValue, RefFault> {
         Self::cast(
             &self.back,
             &self.decode_map,

@@ -1,5 +1,5 @@
-//! An independent exact model of both codecs, for the tests only: the crate's unit tests include
-//! it (`#[path]`), and the integration tests use it as a module.
+//! An independent exact model of the `scale_offset` and `cast_value` codecs, for the tests of
+//! `zarrs_scale_offset_cast` only (its unit tests and integration tests depend on it).
 //!
 //! It shares no code with the crate's numeric model: element encodings are decoded from the data
 //! type definitions with `half` and plain formulas, integers are rounded with the standard
@@ -11,20 +11,18 @@
 //! float64 rounded to the type by [`cast`] (innocuous double rounding: float64 has more than
 //! `2p + 2` bits).
 
-#![allow(dead_code, reason = "each test uses part of the model")]
-
-pub(crate) mod cast;
-pub(crate) mod scale_offset;
+pub mod cast;
+pub mod scale_offset;
 
 use std::cmp::Ordering;
 
-pub(crate) use zarrs::metadata_ext::codec::cast_value::{
+pub use zarrs_metadata_ext::codec::cast_value::{
     CastValueOutOfRangeMode as OutOfRangeMode, CastValueRoundingMode as RoundingMode,
 };
 
 /// Why the model rejects an element.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum RefFault {
+pub enum RefFault {
     /// NaN into a type without NaN.
     Nan,
     /// An infinity into a type without infinities.
@@ -38,7 +36,7 @@ pub(crate) enum RefFault {
 }
 
 /// A seeded generator (splitmix64).
-pub(crate) struct Seeded(pub(crate) u64);
+pub struct Seeded(pub u64);
 
 impl Iterator for Seeded {
     type Item = u64;
@@ -52,7 +50,7 @@ impl Iterator for Seeded {
 }
 
 /// The native-endian bytes of elements given by their bits.
-pub(crate) fn element_bytes(bits: &[u64], size: usize) -> Vec<u8> {
+pub fn element_bytes(bits: &[u64], size: usize) -> Vec<u8> {
     bits.iter()
         .flat_map(|b| {
             let bytes = b.to_ne_bytes();
@@ -66,7 +64,7 @@ pub(crate) fn element_bytes(bits: &[u64], size: usize) -> Vec<u8> {
 }
 
 /// The size in bytes of an element of the data type `name`.
-pub(crate) fn size(name: &str) -> usize {
+pub fn size(name: &str) -> usize {
     match describe(name) {
         Type::Std { bits } | Type::Int { bits, .. } if bits > 8 => (bits / 8) as usize,
         _ => 1,
@@ -74,12 +72,12 @@ pub(crate) fn size(name: &str) -> usize {
 }
 
 /// Whether `name` is an integer data type.
-pub(crate) fn is_integer(name: &str) -> bool {
+pub fn is_integer(name: &str) -> bool {
     matches!(describe(name), Type::Int { .. })
 }
 
 /// The 26 data types of both codecs.
-pub(crate) const TYPES: [&str; 26] = [
+pub const TYPES: [&str; 26] = [
     "int2",
     "int4",
     "int8",
@@ -110,7 +108,7 @@ pub(crate) const TYPES: [&str; 26] = [
 
 /// A value: integers exactly as `i128`, floats exactly as `f64` (every float type widens to it).
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum RefValue {
+pub enum RefValue {
     Nan,
     Inf(bool),
     Int(i128),
@@ -132,7 +130,7 @@ impl PartialEq for RefValue {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Special {
+pub enum Special {
     Ieee,
     Finite,
     Fnuz,
@@ -140,7 +138,7 @@ pub(crate) enum Special {
 }
 
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Type {
+pub enum Type {
     Int {
         bits: u32,
         signed: bool,
@@ -157,7 +155,7 @@ pub(crate) enum Type {
     },
 }
 
-pub(crate) fn describe(name: &str) -> Type {
+pub fn describe(name: &str) -> Type {
     let small = |ebits, mbits, bias, special| Type::Small {
         ebits,
         mbits,
@@ -246,7 +244,7 @@ fn float(x: f64) -> RefValue {
     clippy::cast_possible_wrap,
     reason = "bit fields"
 )]
-pub(crate) fn decode(name: &str, bits: u64) -> RefValue {
+pub fn decode(name: &str, bits: u64) -> RefValue {
     match describe(name) {
         Type::Int { bits: n, signed } => {
             let low = bits & (u64::MAX >> (64 - n));
@@ -307,7 +305,7 @@ pub(crate) fn decode(name: &str, bits: u64) -> RefValue {
     clippy::float_cmp,
     reason = "exact comparisons"
 )]
-pub(crate) fn compare(a: RefValue, b: f64) -> Ordering {
+pub fn compare(a: RefValue, b: f64) -> Ordering {
     match a {
         RefValue::Float(x) => x.partial_cmp(&b).unwrap(),
         RefValue::Int(i) => {
@@ -328,7 +326,7 @@ pub(crate) fn compare(a: RefValue, b: f64) -> Ordering {
     }
 }
 
-pub(crate) fn is_negative(x: RefValue) -> bool {
+pub fn is_negative(x: RefValue) -> bool {
     match x {
         RefValue::Int(i) => i < 0,
         RefValue::Float(v) => v.is_sign_negative(),
