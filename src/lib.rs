@@ -52,13 +52,10 @@
 //! also requires the fill value to survive its own round trip, as the specification says.
 //!
 //! ## Beyond the codecs
-//! - [`quantize`]: choose `offset`, `scale` and the storage type for a wanted error bound, and
-//!   rewrite an array with them (the `quantize` command, feature `cli`).
-//! - [`migrate`]: replace the legacy `numcodecs.fixedscaleoffset` codec (Zarr V3) or
-//!   `fixedscaleoffset` filter (Zarr V2) by these codecs, rewriting only the metadata (the
-//!   `migrate` command).
 //! - [`FusedReader`]: the fast path for large reads.
-//! - [`inspect`]: codec chains step by step and decoded statistics (the `inspect` command).
+//! - The crate `zarrs_scale_offset_cast_tools` plans quantisations, migrates
+//!   `numcodecs.fixedscaleoffset` and inspects chains (library and the `zarrs-scale-offset`
+//!   command).
 //!
 //! ## Licence
 //! `zarrs_scale_offset_cast` is licensed under either of the Apache License, Version 2.0, or the
@@ -70,12 +67,9 @@ mod chain;
 mod checks;
 mod error;
 mod fault;
-pub mod inspect;
 mod kernel;
-pub mod migrate;
 mod numeric;
 mod partial_decoder;
-pub mod quantize;
 mod read;
 mod register;
 pub mod scale_offset;

@@ -68,11 +68,7 @@ pub struct ScaleOffsetModel {
 
 impl ScaleOffsetModel {
     /// The model for `name` with `offset` and `scale` (values of the type; `None` is the identity).
-    pub fn new(
-        name: &'static str,
-        offset: Option<RefValue>,
-        scale: Option<RefValue>,
-    ) -> Self {
+    pub fn new(name: &'static str, offset: Option<RefValue>, scale: Option<RefValue>) -> Self {
         Self {
             name,
             rounder: Reference::new(name),

@@ -68,7 +68,7 @@ use std::sync::Arc;
 pub use builder::CastValueCodecBuilder;
 pub use codec::CastValueCodec;
 pub use error::CastValueError;
-use zarrs::array::codec::api::{Codec, CodecPluginV3, CodecTraitsV3};
+use zarrs::array::codec::api::{Codec, CodecTraitsV3};
 use zarrs::metadata::v3::MetadataV3;
 use zarrs::plugin::PluginCreateError;
 pub use zarrs_metadata_ext::codec::cast_value::{
@@ -81,8 +81,9 @@ pub const NAME: &str = "cast_value";
 
 zarrs::plugin::impl_extension_aliases!(CastValueCodec, v3: "cast_value");
 
+#[cfg(feature = "cast_value")]
 inventory::submit! {
-    CodecPluginV3::new::<CastValueCodec>()
+    zarrs::array::codec::api::CodecPluginV3::new::<CastValueCodec>()
 }
 
 impl CodecTraitsV3 for CastValueCodec {

@@ -10,7 +10,7 @@ mod scalar;
 mod storage;
 mod value;
 
-pub(crate) use convert::{OutOfRangeMode, decode, encode, exact_f64, twos_complement_bits};
+pub(crate) use convert::{OutOfRangeMode, decode, encode, exact_f64};
 pub(crate) use family::{Bits, FloatInput, IntStorage, MapInput, Wrap};
 pub(crate) use float_format::FloatFormat;
 pub(crate) use hw_float::{HwFloat, round_to_integral, round_to_integral_directed};
@@ -53,6 +53,7 @@ impl IntFormat {
 
 impl NumericType {
     /// The integer format, for integer types.
+    #[cfg(test)]
     pub(crate) const fn int_format(self) -> Option<IntFormat> {
         match self.kind() {
             Kind::Int(format) => Some(format),
@@ -101,14 +102,6 @@ macro_rules! numeric_types {
             pub(crate) fn data_type(self) -> DataType {
                 match self {
                     $(Self::$variant => dt::$factory(),)*
-                }
-            }
-
-            /// The numeric type of a Zarr V3 data type name.
-            pub(crate) fn from_name(name: &str) -> Option<Self> {
-                match name {
-                    $($name => Some(Self::$variant),)*
-                    _ => None,
                 }
             }
 

@@ -2,12 +2,12 @@
 
 use serde_json::{Value as Json, json};
 
+use crate::values::{Random, element, same_number, scalar};
 use zarrs_scale_offset_cast_reference::cast::CastModel;
 use zarrs_scale_offset_cast_reference::scale_offset::ScaleOffsetModel;
 use zarrs_scale_offset_cast_reference::{
     OutOfRangeMode, RefFault, RefValue, RoundingMode, TYPES, decode, is_integer,
 };
-use crate::values::{Random, element, same_number, scalar};
 
 /// One codec of a chain, as the model computes it.
 pub(crate) enum Step {

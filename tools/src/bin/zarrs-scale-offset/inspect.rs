@@ -1,16 +1,12 @@
-//! `inspect PATH`: every Zarr V3 array under PATH (an array, or a group and everything below it)
-//! on a filesystem: its codec chain with the data type and fill value after each codec, what
-//! `validate_array` says, and for arrays that use `scale_offset` or `cast_value`, the minimum,
-//! maximum, NaN count and largest quantisation step of the decoded values.
+//! `zarrs-scale-offset inspect PATH`.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use zarrs::array::Array;
 use zarrs::filesystem::FilesystemStore;
-use zarrs_scale_offset_cast::inspect::{Report, inspect_array};
+use zarrs_scale_offset_cast_tools::inspect::{Report, inspect_array};
 
 /// Arrays with more chunks than this show a progress bar while their values are read.
 const PROGRESS_MIN_CHUNKS: u64 = 8;
@@ -70,35 +66,44 @@ fn print(path: &Path, array: &Array<FilesystemStore>, report: &Report) {
         }
         .display(),
         array.shape(),
-        report.data_type,
-        report.fill_value
+        report.data_type(),
+        report.fill_value()
     );
-    for step in &report.steps {
-        match (&step.data_type, &step.fill_value) {
+    for step in report.steps() {
+        match (step.data_type(), step.fill_value()) {
             (Some(data_type), Some(fill)) => {
-                println!("  -> {}  =>  {data_type} (fill {fill})", step.codec);
+                println!("  -> {}  =>  {data_type} (fill {fill})", step.codec());
             }
-            _ => println!("  -> {}", step.codec),
+            _ => println!("  -> {}", step.codec()),
         }
     }
-    match &report.validation {
+    match report.validation() {
         Ok(()) => println!("  validate_array: ok"),
         Err(error) => println!("  validate_array: {error}"),
     }
-    if let Some(s) = &report.statistics {
+    if let Some(s) = report.statistics() {
         let show = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v}"));
         println!(
             "  decoded: {} elements, min {}, max {}, NaN {}, largest quantisation step {}",
-            s.elements,
-            show(s.min),
-            show(s.max),
-            s.nan,
-            show(s.largest_step)
+            s.elements(),
+            show(s.min()),
+            show(s.max()),
+            s.nan(),
+            show(s.largest_step())
         );
     }
 }
 
-fn run(root: &Path) -> Result<(), String> {
+/// The arguments of `inspect`.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// A Zarr V3 array or group (a folder holding zarr.json).
+    path: PathBuf,
+}
+
+/// Inspects every array at the path.
+pub(crate) fn run(args: &Args) -> Result<(), String> {
+    let root = args.path.as_path();
     let arrays = arrays(root)?;
     let store = Arc::new(FilesystemStore::new(root).map_err(|e| e.to_string())?);
     for path in arrays {
@@ -127,20 +132,4 @@ fn run(root: &Path) -> Result<(), String> {
         print(&path, &array, &report);
     }
     Ok(())
-}
-
-fn main() -> ExitCode {
-    // Naming the crate keeps its codec registrations (see the crate's documentation).
-    zarrs_scale_offset_cast::register();
-    let Some(root) = std::env::args_os().nth(1) else {
-        eprintln!("usage: inspect PATH (a Zarr V3 array or group on a filesystem)");
-        return ExitCode::from(2);
-    };
-    match run(Path::new(&root)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("inspect: {error}");
-            ExitCode::FAILURE
-        }
-    }
 }

@@ -18,15 +18,95 @@ use super::{DataRange, Plan, PlanError, Precision, chunk_indices, plan, to_f64};
 
 /// What [`quantize_array`] did.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct QuantizeReport {
+    plan: Plan,
+    chunks: u64,
+    elements: u64,
+    max_error: f64,
+}
+
+impl QuantizeReport {
     /// The plan it used.
-    pub plan: Plan,
+    #[must_use]
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
     /// The chunks written.
-    pub chunks: u64,
+    #[must_use]
+    pub fn chunks(&self) -> u64 {
+        self.chunks
+    }
+
     /// The elements verified.
-    pub elements: u64,
+    #[must_use]
+    pub fn elements(&self) -> u64 {
+        self.elements
+    }
+
     /// The largest absolute error measured over every finite element.
-    pub max_error: f64,
+    #[must_use]
+    pub fn max_error(&self) -> f64 {
+        self.max_error
+    }
+}
+
+/// How [`quantize_array`] quantises: the precision, the compressors after the `bytes` codec (none
+/// by default), and what to call with the progress (the stage, the chunks done and the chunks in
+/// all, after each chunk).
+#[derive(Clone)]
+pub struct QuantizeOptions<'a> {
+    precision: Precision,
+    compressors: Vec<Arc<dyn BytesToBytesCodecTraits>>,
+    progress: Option<&'a (dyn Fn(Stage, u64, u64) + Sync)>,
+}
+
+impl std::fmt::Debug for QuantizeOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QuantizeOptions")
+            .field("precision", &self.precision)
+            .field("compressors", &self.compressors.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> QuantizeOptions<'a> {
+    /// Options for `precision`, without compressors or progress.
+    #[must_use]
+    pub fn new(precision: Precision) -> Self {
+        Self {
+            precision,
+            compressors: Vec::new(),
+            progress: None,
+        }
+    }
+
+    /// The same with `compressors` after the `bytes` codec.
+    #[must_use]
+    pub fn with_compressors(mut self, compressors: Vec<Arc<dyn BytesToBytesCodecTraits>>) -> Self {
+        self.compressors = compressors;
+        self
+    }
+
+    /// The same, calling `progress` after each chunk.
+    #[must_use]
+    pub fn with_progress(mut self, progress: &'a (dyn Fn(Stage, u64, u64) + Sync)) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// The precision.
+    #[must_use]
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    fn report(&self, stage: Stage, done: u64, all: u64) {
+        if let Some(progress) = self.progress {
+            progress(stage, done, all);
+        }
+    }
 }
 
 /// The stage [`quantize_array`] reports progress of.
@@ -47,7 +127,7 @@ pub enum QuantizeError {
     Plan(#[from] PlanError),
     /// The plan's codecs were rejected.
     #[error(transparent)]
-    Codec(#[from] crate::Error),
+    Codec(#[from] zarrs_scale_offset_cast::Error),
     /// The target array could not be created.
     #[error(transparent)]
     Create(#[from] ArrayCreateError),
@@ -59,7 +139,7 @@ pub enum QuantizeError {
     Storage(#[from] StorageError),
     /// An element read back from the target differs from the source by more than the bound.
     #[error(
-        "quantize: element {element} of chunk {chunk:?} is {source_value} but reads back as {read} (bound {bound:e})"
+        "element {element} of chunk {chunk:?} is {source_value} but reads back as {read} (bound {bound:e})"
     )]
     Verify {
         /// The chunk's indices.
@@ -76,11 +156,10 @@ pub enum QuantizeError {
 }
 
 /// Rewrites `source` (a float array) into a new array at `path` of `target`, stored as integers
-/// by the [`plan`] for its range (read from every chunk) and fill value at `precision`, with
-/// `compressors` after the `bytes` codec. Shape, chunk grid, fill value, dimension names and
-/// attributes stay as they are. Chunks are written, read back from the store and compared with the
-/// source in parallel (rayon);
-/// `progress` is called after each chunk with the stage, the chunks done and the chunks in all.
+/// by the [`plan`] for its range (read from every chunk) and fill value at the precision of
+/// `options`, with its compressors after the `bytes` codec. Shape, chunk grid, fill value,
+/// dimension names and attributes stay as they are. Chunks are written, read back from the store
+/// and compared with the source in parallel (rayon).
 ///
 /// # Errors
 /// Returns a [`QuantizeError`] if no plan meets `precision`, an array cannot be read or written,
@@ -89,9 +168,7 @@ pub fn quantize_array<TSource, TTarget>(
     source: &Array<TSource>,
     target: Arc<TTarget>,
     path: &str,
-    precision: Precision,
-    compressors: Vec<Arc<dyn BytesToBytesCodecTraits>>,
-    progress: &(dyn Fn(Stage, u64, u64) + Sync),
+    options: &QuantizeOptions<'_>,
 ) -> Result<(Array<TTarget>, QuantizeReport), QuantizeError>
 where
     TSource: ?Sized + ReadableStorageTraits + 'static,
@@ -101,18 +178,18 @@ where
         let name = source.data_type().name_v3().map(|n| n.to_string());
         return Err(PlanError::UnsupportedDataType(name.unwrap_or_default()).into());
     }
-    let range = DataRange::scan(source, &|done, all| progress(Stage::Scan, done, all))?;
+    let range = DataRange::scan(source, &|done, all| options.report(Stage::Scan, done, all))?;
     let fill = ArrayBytes::new_flen(source.fill_value().as_ne_bytes().to_vec());
     let fill = to_f64(source.data_type(), &fill)?.first().copied();
-    let plan = plan(source.data_type(), &range, precision, fill)?;
+    let plan = plan(source.data_type(), &range, options.precision, fill)?;
     let array = ArrayBuilder::from_array(source)
         .array_to_array_codecs(plan.codecs()?)
         .array_to_bytes_codec(Arc::new(BytesCodec::little()))
-        .bytes_to_bytes_codecs(compressors)
+        .bytes_to_bytes_codecs(options.compressors.clone())
         .chunk_key_encoding(ChunkKeyEncoding::new(DefaultChunkKeyEncoding::default()))
         .storage_transformers(StorageTransformerChain::default())
         .build(target, path)?;
-    crate::validate_array(&array)?;
+    zarrs_scale_offset_cast::validate_array(&array)?;
     // The source's attributes as they are, without zarrs' `_zarrs` entry.
     array
         .store_metadata_opt(&ArrayMetadataOptions::default().with_include_zarrs_metadata(false))?;
@@ -124,7 +201,7 @@ where
         .map(|indices| {
             let result = write_chunk(source, &array, indices, plan.max_error);
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            progress(Stage::Write, n, total);
+            options.report(Stage::Write, n, total);
             result
         })
         .try_reduce(|| (0, 0.0), |a, b| Ok((a.0 + b.0, a.1.max(b.1))))?;

@@ -5,7 +5,7 @@ use half::f16;
 use serde_json::{Value, json};
 
 use super::MigrateError;
-use crate::numeric::{NumericType, element_bits};
+use crate::int_type::IntType;
 
 /// The data types the migration handles: float arrays stored as integers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,7 +23,7 @@ pub(super) struct Legacy {
     pub(super) scale: f64,
     pub(super) dtype: Float,
     /// The integer type the values are stored as.
-    pub(super) astype: NumericType,
+    pub(super) astype: IntType,
 }
 
 /// The Zarr V3 name of a Zarr V2 (`NumPy`) data type string, without its byte order.
@@ -82,8 +82,7 @@ impl Legacy {
             }
         };
         let astype_type = v2_type(&astype)
-            .and_then(NumericType::from_name)
-            .filter(|t| t.int_format().is_some())
+            .and_then(IntType::from_name)
             .ok_or_else(|| unsupported(format!("astype {astype:?} is not an integer type")))?;
         if astype.starts_with('>') {
             return Err(unsupported(format!("astype {astype:?} is big-endian")));
@@ -180,22 +179,8 @@ fn scalar_json(x: f64) -> Value {
 }
 
 /// The stored integers of `bytes` (native-endian elements of the integer type `astype`).
-pub(super) fn integers(astype: NumericType, bytes: &[u8]) -> Vec<i128> {
-    let Some(format) = astype.int_format() else {
-        return Vec::new();
-    };
-    let unused = 64 - format.bits;
-    bytes
-        .chunks_exact(astype.size())
-        .map(|element| {
-            let bits = element_bits(element) << unused;
-            if format.signed {
-                i128::from(bits.cast_signed() >> unused)
-            } else {
-                i128::from(bits >> unused)
-            }
-        })
-        .collect()
+pub(super) fn integers(astype: IntType, bytes: &[u8]) -> Vec<i128> {
+    astype.values(bytes)
 }
 
 #[cfg(test)]

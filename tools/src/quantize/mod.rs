@@ -7,13 +7,13 @@
 //!
 //! ```rust
 //! use zarrs::array::data_type;
-//! use zarrs_scale_offset_cast::quantize::{DataRange, Precision, plan};
+//! use zarrs_scale_offset_cast_tools::quantize::{DataRange, Precision, plan};
 //! let mut range = DataRange::new(0.0, 1.2);
 //! range.nan = true; // some reflectances are missing
 //! let plan = plan(&data_type::float64(), &range, Precision::MaxError(1e-4), None)?;
-//! assert_eq!(plan.storage.name_v3().unwrap(), "uint16");
-//! assert_eq!((plan.offset, plan.scale), (0.0, 10000.0));
-//! assert!(plan.max_error <= 1e-4);
+//! assert_eq!(plan.storage().name_v3().unwrap(), "uint16");
+//! assert_eq!((plan.offset(), plan.scale()), (0.0, 10000.0));
+//! assert!(plan.max_error() <= 1e-4);
 //! let codecs = plan.codecs()?; // for ArrayBuilder::array_to_array_codecs
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -50,14 +50,15 @@ use std::sync::Arc;
 use zarrs::array::codec::api::ArrayToArrayCodecTraits;
 use zarrs::array::{DataType, FillValueMetadata, data_type};
 
-use crate::numeric::numeric_type;
-use crate::{
+use zarrs_scale_offset_cast::{
     CastValueCodec, CastValueError, CastValueRoundingMode, ScaleOffsetCodec, ScaleOffsetError,
 };
+
+use crate::int_type::IntType;
 use format::Format;
 pub use range::DataRange;
 pub(crate) use range::{chunk_indices, to_f64};
-pub use rewrite::{QuantizeError, QuantizeReport, Stage, quantize_array};
+pub use rewrite::{QuantizeError, QuantizeOptions, QuantizeReport, Stage, quantize_array};
 
 /// How close the decoded values must be to the original ones.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -71,27 +72,18 @@ pub enum Precision {
 
 /// A quantisation: the codecs to store an array's values as integers, and what they guarantee.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Plan {
-    /// The array's data type, which `scale_offset` computes in.
-    pub data_type: DataType,
-    /// The integer type the values are stored as.
-    pub storage: DataType,
-    /// The `scale_offset` offset (a value of the data type).
-    pub offset: f64,
-    /// The `scale_offset` scale (a value of the data type).
-    pub scale: f64,
-    /// The largest absolute error of any value in the range.
-    pub max_error: f64,
-    /// The finite range the guarantee covers.
-    pub range: (f64, f64),
-    /// The codes of the finite range.
-    pub codes: (i128, i128),
-    /// The codes reserved for NaN, +Infinity and -Infinity.
-    pub nan: Option<i128>,
-    /// See `nan`.
-    pub positive_infinity: Option<i128>,
-    /// See `nan`.
-    pub negative_infinity: Option<i128>,
+    data_type: DataType,
+    storage: DataType,
+    offset: f64,
+    scale: f64,
+    max_error: f64,
+    range: (f64, f64),
+    codes: (i128, i128),
+    nan: Option<i128>,
+    positive_infinity: Option<i128>,
+    negative_infinity: Option<i128>,
 }
 
 /// Why no plan meets the request.
@@ -99,19 +91,17 @@ pub struct Plan {
 #[non_exhaustive]
 pub enum PlanError {
     /// The data type is not one the planner quantises.
-    #[error("quantize: data type {0} is not a float type (float16, bfloat16, float32, float64)")]
+    #[error("data type {0} is not a float type (float16, bfloat16, float32, float64)")]
     UnsupportedDataType(String),
     /// The precision is not a positive, finite error or a positive number of digits.
-    #[error("quantize: precision {0} must be a positive, finite error or at least one digit")]
+    #[error("precision {0} must be a positive, finite error or at least one digit")]
     InvalidPrecision(String),
     /// The fill value cannot come back unchanged.
-    #[error(
-        "quantize: fill value {0} cannot come back unchanged (-0.0 decodes as +0.0); use 0.0 or NaN"
-    )]
+    #[error("fill value {0} cannot come back unchanged (-0.0 decodes as +0.0); use 0.0 or NaN")]
     FillValue(f64),
     /// The rounding of the data type alone errs by more than the bound.
     #[error(
-        "quantize: a largest error of {requested:e} is finer than {data_type} computes at this range; the best is about {best:e}"
+        "a largest error of {requested:e} is finer than {data_type} computes at this range; the best is about {best:e}"
     )]
     BelowPrecision {
         /// The data type.
@@ -123,7 +113,7 @@ pub enum PlanError {
     },
     /// No integer type holds the codes.
     #[error(
-        "quantize: the range needs codes {0}..={1}, more than any integer type exactly held by the data type"
+        "the range needs codes {0}..={1}, more than any integer type exactly held by the data type"
     )]
     TooManyCodes(i128, i128),
 }
@@ -142,8 +132,8 @@ fn storage_types() -> impl Iterator<Item = (DataType, i128, i128)> {
     ]
     .into_iter()
     .filter_map(|data_type| {
-        let format = numeric_type(&data_type)?.int_format()?;
-        Some((data_type, format.min(), format.max()))
+        let t = IntType::from_name(&data_type.name_v3()?)?;
+        Some((data_type, t.min(), t.max()))
     })
 }
 
@@ -280,6 +270,66 @@ fn code_json(code: i128) -> FillValueMetadata {
 }
 
 impl Plan {
+    /// The array's data type, which `scale_offset` computes in.
+    #[must_use]
+    pub fn data_type(&self) -> &DataType {
+        &self.data_type
+    }
+
+    /// The integer type the values are stored as.
+    #[must_use]
+    pub fn storage(&self) -> &DataType {
+        &self.storage
+    }
+
+    /// The `scale_offset` offset (a value of the data type).
+    #[must_use]
+    pub fn offset(&self) -> f64 {
+        self.offset
+    }
+
+    /// The `scale_offset` scale (a value of the data type).
+    #[must_use]
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    /// The largest absolute error of any value in the range.
+    #[must_use]
+    pub fn max_error(&self) -> f64 {
+        self.max_error
+    }
+
+    /// The finite range the guarantee covers.
+    #[must_use]
+    pub fn range(&self) -> (f64, f64) {
+        self.range
+    }
+
+    /// The codes of the finite range.
+    #[must_use]
+    pub fn codes(&self) -> (i128, i128) {
+        self.codes
+    }
+
+    /// The code reserved for NaN, if any.
+    #[must_use]
+    pub fn nan(&self) -> Option<i128> {
+        self.nan
+    }
+
+    /// The code reserved for +Infinity, if any.
+    #[must_use]
+    pub fn positive_infinity(&self) -> Option<i128> {
+        self.positive_infinity
+    }
+
+    /// The code reserved for -Infinity, if any.
+    #[must_use]
+    pub fn negative_infinity(&self) -> Option<i128> {
+        self.negative_infinity
+    }
+
     /// The `scale_offset` codec of the plan.
     ///
     /// # Errors
@@ -312,9 +362,11 @@ impl Plan {
     /// Both codecs, for `ArrayBuilder::array_to_array_codecs`.
     ///
     /// # Errors
-    /// Returns a [`crate::Error`] if a codec is rejected (never for a plan that [`plan`]
+    /// Returns a [`zarrs_scale_offset_cast::Error`] if a codec is rejected (never for a plan that [`plan`]
     /// returned).
-    pub fn codecs(&self) -> Result<Vec<Arc<dyn ArrayToArrayCodecTraits>>, crate::Error> {
+    pub fn codecs(
+        &self,
+    ) -> Result<Vec<Arc<dyn ArrayToArrayCodecTraits>>, zarrs_scale_offset_cast::Error> {
         Ok(vec![
             Arc::new(self.scale_offset()?),
             Arc::new(self.cast_value()?),

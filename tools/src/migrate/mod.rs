@@ -39,28 +39,116 @@ use legacy::{Legacy, integers};
 /// The name of the legacy codec in Zarr V3 metadata.
 pub const LEGACY_NAME: &str = "numcodecs.fixedscaleoffset";
 
+/// How [`migrate_array`] migrates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MigrateOptions {
+    dry_run: bool,
+}
+
+impl MigrateOptions {
+    /// The same, checking and reporting without writing anything if `dry_run`.
+    #[must_use]
+    pub fn with_dry_run(mut self, dry_run: bool) -> Self {
+        self.dry_run = dry_run;
+        self
+    }
+
+    /// Whether nothing is written.
+    #[must_use]
+    pub fn dry_run(&self) -> bool {
+        self.dry_run
+    }
+}
+
+/// How zarrs' own `numcodecs.fixedscaleoffset` (which reads offset and scale as float32) reads
+/// the stored chunks, compared with numcodecs.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ZarrsBuiltin {
+    /// It reads `elements` of them differently, by up to `largest` (none: as numcodecs does).
+    Reads {
+        /// The elements read differently.
+        elements: u64,
+        /// The largest difference.
+        largest: f64,
+    },
+    /// zarrs cannot read the array with it.
+    CannotRead {
+        /// What zarrs says.
+        reason: String,
+    },
+}
+
 /// What [`migrate_array`] found, and did unless it was a dry run.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct MigrationReport {
+    zarr_format: u8,
+    legacy: Value,
+    codecs: Vec<Value>,
+    metadata: Value,
+    chunks: u64,
+    elements: u64,
+    zarrs_builtin: ZarrsBuiltin,
+    notes: Vec<String>,
+    applied: bool,
+}
+
+impl MigrationReport {
     /// The array's Zarr format before the migration (2 or 3).
-    pub zarr_format: u8,
+    #[must_use]
+    pub fn zarr_format(&self) -> u8 {
+        self.zarr_format
+    }
+
     /// The legacy codec's configuration, as JSON.
-    pub legacy: Value,
+    #[must_use]
+    pub fn legacy(&self) -> &Value {
+        &self.legacy
+    }
+
     /// The codecs that replace it, as JSON.
-    pub codecs: Vec<Value>,
+    #[must_use]
+    pub fn codecs(&self) -> &[Value] {
+        &self.codecs
+    }
+
     /// The array's `zarr.json` after the migration.
-    pub metadata: Value,
+    #[must_use]
+    pub fn metadata(&self) -> &Value {
+        &self.metadata
+    }
+
     /// The stored chunks checked (chunks never written read the fill value either way).
-    pub chunks: u64,
+    #[must_use]
+    pub fn chunks(&self) -> u64 {
+        self.chunks
+    }
+
     /// The elements of those chunks, all of which decode the same through both.
-    pub elements: u64,
-    /// The elements zarrs' own `numcodecs.fixedscaleoffset` reads differently from numcodecs,
-    /// and the largest difference; or why zarrs cannot open the array with it.
-    pub zarrs_builtin_differences: Result<(u64, f64), String>,
+    #[must_use]
+    pub fn elements(&self) -> u64 {
+        self.elements
+    }
+
+    /// How zarrs' own `numcodecs.fixedscaleoffset` reads them.
+    #[must_use]
+    pub fn zarrs_builtin(&self) -> &ZarrsBuiltin {
+        &self.zarrs_builtin
+    }
+
     /// Where the new chain behaves differently from numcodecs for values written from now on.
-    pub notes: Vec<String>,
+    #[must_use]
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
     /// Whether the metadata was rewritten (false for a dry run).
-    pub applied: bool,
+    #[must_use]
+    pub fn applied(&self) -> bool {
+        self.applied
+    }
 }
 
 /// Why [`migrate_array`] did not migrate an array.
@@ -68,11 +156,11 @@ pub struct MigrationReport {
 #[non_exhaustive]
 pub enum MigrateError {
     /// The node is not an array with exactly one legacy codec that can be migrated.
-    #[error("migrate: {0}")]
+    #[error("{0}")]
     Unsupported(String),
     /// A stored chunk does not decode the same through the new chain.
     #[error(
-        "migrate: element {element} of chunk {chunk:?} decodes to {numcodecs} in numcodecs but to {new} through the new chain; nothing was changed"
+        "element {element} of chunk {chunk:?} decodes to {numcodecs} in numcodecs but to {new} through the new chain; nothing was changed"
     )]
     NotExact {
         /// The chunk's indices.
@@ -86,7 +174,7 @@ pub enum MigrateError {
     },
     /// A stored chunk fails to decode through the new chain.
     #[error(
-        "migrate: chunk {chunk:?} does not decode through the new chain ({reason}); nothing was changed"
+        "chunk {chunk:?} does not decode through the new chain ({reason}); nothing was changed"
     )]
     ChunkFails {
         /// The chunk's indices.
@@ -95,7 +183,7 @@ pub enum MigrateError {
         reason: String,
     },
     /// The metadata is not valid.
-    #[error("migrate: {0}")]
+    #[error("{0}")]
     Metadata(String),
     /// Reading a chunk failed.
     #[error(transparent)]
@@ -165,7 +253,7 @@ fn read_metadata<TStorage: ?Sized + ReadableWritableListableStorageTraits>(
 
 /// Replaces the legacy codec of the array at `path` in `store` by `scale_offset` and
 /// `cast_value` (see the [module](self) documentation), after checking every stored chunk.
-/// With `dry_run`, checks and reports without writing anything.
+/// With [`MigrateOptions::with_dry_run`], checks and reports without writing anything.
 ///
 /// # Errors
 /// Returns a [`MigrateError`] if the array has no legacy codec or one that cannot be migrated
@@ -178,27 +266,12 @@ fn read_metadata<TStorage: ?Sized + ReadableWritableListableStorageTraits>(
 pub fn migrate_array<TStorage: ?Sized + ReadableWritableListableStorageTraits + 'static>(
     store: Arc<TStorage>,
     path: &str,
-    dry_run: bool,
+    options: &MigrateOptions,
 ) -> Result<MigrationReport, MigrateError> {
     let node = NodePath::new(path).map_err(metadata_error)?;
     let (old, zarr_format, v2_filter) = read_metadata(&*store, &node)?;
     let codecs = old["codecs"].as_array().cloned().unwrap_or_default();
-    let is_legacy =
-        |c: &Value| c["name"] == LEGACY_NAME || c["name"] == "fixedscaleoffset" || c == LEGACY_NAME;
-    let positions: Vec<usize> = (0..codecs.len())
-        .filter(|&i| is_legacy(&codecs[i]))
-        .collect();
-    let [position] = positions[..] else {
-        let nested = serde_json::to_string(&old["codecs"]).unwrap_or_default();
-        return Err(MigrateError::Unsupported(
-            if nested.contains("fixedscaleoffset") {
-                "the legacy codec sits inside another codec (sharding?) or appears more than once"
-                    .into()
-            } else {
-                format!("the array uses no {LEGACY_NAME}")
-            },
-        ));
-    };
+    let position = legacy_position(&old, &codecs)?;
     let configuration = v2_filter.unwrap_or_else(|| codecs[position]["configuration"].clone());
     let legacy = Legacy::new(&configuration)?;
     if old["data_type"] != legacy.dtype_name() {
@@ -242,7 +315,10 @@ pub fn migrate_array<TStorage: ?Sized + ReadableWritableListableStorageTraits + 
         metadata: new.clone(),
         chunks: 0,
         elements: 0,
-        zarrs_builtin_differences: Ok((0, 0.0)),
+        zarrs_builtin: ZarrsBuiltin::Reads {
+            elements: 0,
+            largest: 0.0,
+        },
         notes: legacy
             .differences(fill, fill_entry)
             .into_iter()
@@ -264,7 +340,9 @@ pub fn migrate_array<TStorage: ?Sized + ReadableWritableListableStorageTraits + 
         new_array.fill_value(),
     );
     if let Err(error) = &builtin {
-        report.zarrs_builtin_differences = Err(error.clone());
+        report.zarrs_builtin = ZarrsBuiltin::CannotRead {
+            reason: error.clone(),
+        };
     }
     verify_chunks(
         &legacy,
@@ -273,7 +351,7 @@ pub fn migrate_array<TStorage: ?Sized + ReadableWritableListableStorageTraits + 
         builtin.as_ref().ok(),
         &mut report,
     )?;
-    if !dry_run {
+    if !options.dry_run {
         let bytes = serde_json::to_vec_pretty(&new).map_err(metadata_error)?;
         store.set(&meta_key_v3(&node), bytes.into())?;
         if zarr_format == 2 {
@@ -285,19 +363,42 @@ pub fn migrate_array<TStorage: ?Sized + ReadableWritableListableStorageTraits + 
     Ok(report)
 }
 
+/// The position of the one legacy codec among `codecs` (of the metadata `old`).
+fn legacy_position(old: &Value, codecs: &[Value]) -> Result<usize, MigrateError> {
+    let is_legacy =
+        |c: &Value| c["name"] == LEGACY_NAME || c["name"] == "fixedscaleoffset" || c == LEGACY_NAME;
+    let positions: Vec<usize> = (0..codecs.len())
+        .filter(|&i| is_legacy(&codecs[i]))
+        .collect();
+    let [position] = positions[..] else {
+        let nested = serde_json::to_string(&old["codecs"]).unwrap_or_default();
+        return Err(MigrateError::Unsupported(
+            if nested.contains("fixedscaleoffset") {
+                "the legacy codec sits inside another codec (sharding?) or appears more than once"
+                    .into()
+            } else {
+                format!("the array uses no {LEGACY_NAME}")
+            },
+        ));
+    };
+    Ok(position)
+}
+
 /// Validates the migrated array. The stored chunks are verified apart; a chain that later writes
 /// could not always read back (a legacy wrap into the stored type) is noted, not refused.
 fn validate_new_chain<TStorage: ?Sized>(
     array: &Array<TStorage>,
 ) -> Result<Vec<String>, MigrateError> {
-    match crate::validate_array(array) {
+    match zarrs_scale_offset_cast::validate_array(array) {
         Ok(()) => Ok(Vec::new()),
-        Err(error) => match crate::Error::find(&error) {
-            Some(unreadable @ crate::Error::ChainUnreadable { .. }) => Ok(vec![format!(
-                "new writes may not always read back: {unreadable}"
-            )]),
-            _ => Err(metadata_error(error)),
-        },
+        Err(error) => {
+            match zarrs_scale_offset_cast::Error::find(&error) {
+                Some(unreadable @ zarrs_scale_offset_cast::Error::ChainUnreadable { .. }) => Ok(
+                    vec![format!("new writes may not always read back: {unreadable}")],
+                ),
+                _ => Err(metadata_error(error)),
+            }
+        }
     }
 }
 
@@ -347,8 +448,13 @@ fn verify_chunks<TStorage: ?Sized + ReadableWritableListableStorageTraits + 'sta
                 });
             }
         }
-        if let (Some(builtin), Ok((count, largest))) =
-            (builtin, &mut report.zarrs_builtin_differences)
+        if let (
+            Some(builtin),
+            ZarrsBuiltin::Reads {
+                elements: count,
+                largest,
+            },
+        ) = (builtin, &mut report.zarrs_builtin)
         {
             match builtin
                 .decode(&stored)
@@ -363,7 +469,11 @@ fn verify_chunks<TStorage: ?Sized + ReadableWritableListableStorageTraits + 'sta
                         }
                     }
                 }
-                Err(error) => report.zarrs_builtin_differences = Err(error.to_string()),
+                Err(error) => {
+                    report.zarrs_builtin = ZarrsBuiltin::CannotRead {
+                        reason: error.to_string(),
+                    };
+                }
             }
         }
         report.chunks += 1;

@@ -9,11 +9,11 @@ use zarrs::array::{ArrayBytes, ArrayError};
 
 use super::legacy::{Float, Legacy, integers};
 use super::{MigrateError, metadata_error};
-use crate::numeric::NumericType;
+use crate::int_type::IntType;
 
 /// The smallest and largest value of the integer type `t`.
-fn range(t: NumericType) -> (i128, i128) {
-    t.int_format().map_or((0, 0), |f| (f.min(), f.max()))
+fn range(t: IntType) -> (i128, i128) {
+    (t.min(), t.max())
 }
 
 /// The codes the stored elements use.
@@ -27,7 +27,7 @@ pub(super) struct UsedCodes {
 }
 
 impl UsedCodes {
-    pub(super) fn new(astype: NumericType) -> Self {
+    pub(super) fn new(astype: IntType) -> Self {
         let type_range = range(astype);
         let seen = usize::try_from(type_range.1 - type_range.0 + 1)
             .ok()
@@ -44,7 +44,7 @@ impl UsedCodes {
     /// Adds the codes of a stored chunk.
     pub(super) fn add(
         &mut self,
-        astype: NumericType,
+        astype: IntType,
         stored: ArrayBytes<'_>,
     ) -> Result<(), ArrayError> {
         for q in integers(astype, &stored.into_fixed()?) {

@@ -9,49 +9,127 @@ use zarrs::metadata::v3::MetadataV3;
 use zarrs::plugin::ZarrVersion;
 use zarrs::storage::ReadableStorageTraits;
 
-use crate::numeric::{NumericType, Value, decode, element_bits, numeric_type};
-use crate::validate_array;
+use zarrs_scale_offset_cast::validate_array;
+
+use crate::int_type::IntType;
+use crate::values::to_f64;
 
 /// One step of a codec chain: the codec, and the data type and fill value after it.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Step {
+    codec: String,
+    data_type: Option<String>,
+    fill_value: Option<String>,
+}
+
+impl Step {
     /// The codec's metadata (name and configuration), as JSON.
-    pub codec: String,
+    #[must_use]
+    pub fn codec(&self) -> &str {
+        &self.codec
+    }
+
     /// The data type after the codec (for array-to-array codecs).
-    pub data_type: Option<String>,
+    #[must_use]
+    pub fn data_type(&self) -> Option<&str> {
+        self.data_type.as_deref()
+    }
+
     /// The fill value after the codec (for array-to-array codecs), as JSON.
-    pub fill_value: Option<String>,
+    #[must_use]
+    pub fn fill_value(&self) -> Option<&str> {
+        self.fill_value.as_deref()
+    }
 }
 
 /// Statistics of the decoded values of an array.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Statistics {
+    elements: u64,
+    nan: u64,
+    min: Option<f64>,
+    max: Option<f64>,
+    largest_step: Option<f64>,
+}
+
+impl Statistics {
     /// Elements read.
-    pub elements: u64,
+    #[must_use]
+    pub fn elements(&self) -> u64 {
+        self.elements
+    }
+
     /// Elements that are NaN.
-    pub nan: u64,
-    /// The smallest and the largest value that is not NaN, if any.
-    pub min: Option<f64>,
-    /// See `min`.
-    pub max: Option<f64>,
+    #[must_use]
+    pub fn nan(&self) -> u64 {
+        self.nan
+    }
+
+    /// The smallest value that is not NaN, if any.
+    #[must_use]
+    pub fn min(&self) -> Option<f64> {
+        self.min
+    }
+
+    /// The largest value that is not NaN, if any.
+    #[must_use]
+    pub fn max(&self) -> Option<f64> {
+        self.max
+    }
+
     /// The distance from the value of largest magnitude to the next value the codecs can store
     /// (the largest quantisation step within the data's range), where the codecs quantise.
-    pub largest_step: Option<f64>,
+    #[must_use]
+    pub fn largest_step(&self) -> Option<f64> {
+        self.largest_step
+    }
 }
 
 /// What [`inspect_array`] found.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug)]
+#[non_exhaustive]
 pub struct Report {
-    /// The array's data type and fill value (JSON).
-    pub data_type: String,
+    data_type: String,
+    fill_value: String,
+    steps: Vec<Step>,
+    validation: Option<ArrayError>,
+    statistics: Option<Statistics>,
+}
+
+impl Report {
+    /// The array's data type.
+    #[must_use]
+    pub fn data_type(&self) -> &str {
+        &self.data_type
+    }
+
     /// The array's fill value, as JSON.
-    pub fill_value: String,
+    #[must_use]
+    pub fn fill_value(&self) -> &str {
+        &self.fill_value
+    }
+
     /// The codec chain, step by step.
-    pub steps: Vec<Step>,
+    #[must_use]
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
     /// What [`validate_array`] says.
-    pub validation: Result<(), String>,
-    /// Statistics of the decoded values, for arrays that use this crate's codecs.
-    pub statistics: Option<Statistics>,
+    ///
+    /// # Errors
+    /// Returns its error, if it found one.
+    pub fn validation(&self) -> Result<(), &ArrayError> {
+        self.validation.as_ref().map_or(Ok(()), Err)
+    }
+
+    /// Statistics of the decoded values, for arrays that use the codecs.
+    #[must_use]
+    pub fn statistics(&self) -> Option<&Statistics> {
+        self.statistics.as_ref()
+    }
 }
 
 fn json<T: serde::Serialize>(value: &T) -> String {
@@ -96,7 +174,10 @@ pub fn inspect_array<TStorage: ?Sized + ReadableStorageTraits + 'static>(
     let metadata = serde_json::to_value(array.metadata()).unwrap_or_default();
     let uses_these_codecs = names_any_of(
         &metadata["codecs"],
-        &[crate::scale_offset::NAME, crate::cast_value::NAME],
+        &[
+            zarrs_scale_offset_cast::scale_offset::NAME,
+            zarrs_scale_offset_cast::cast_value::NAME,
+        ],
     );
     for codec in chain.array_to_array_codecs() {
         let mut step = Step {
@@ -133,8 +214,8 @@ pub fn inspect_array<TStorage: ?Sized + ReadableStorageTraits + 'static>(
             .iter()
             .map(|c| plain(c.as_ref())),
     );
-    let validation = validate_array(array).map_err(|error| error.to_string());
-    let statistics = if uses_these_codecs && validation.is_ok() {
+    let validation = validate_array(array).err();
+    let statistics = if uses_these_codecs && validation.is_none() {
         Some(statistics(array, progress)?)
     } else {
         None
@@ -167,46 +248,23 @@ fn names_any_of(codecs: &serde_json::Value, names: &[&str]) -> bool {
     }
 }
 
-/// The value of an element as a float64 (rounded for integers beyond 2^53).
-fn as_f64(value: Value) -> f64 {
-    match value {
-        Value::Nan => f64::NAN,
-        Value::Infinity { negative } => {
-            if negative {
-                f64::NEG_INFINITY
-            } else {
-                f64::INFINITY
-            }
-        }
-        Value::Finite {
-            negative,
-            significand,
-            exponent,
-        } => {
-            #[expect(clippy::cast_precision_loss, reason = "statistics")]
-            let magnitude = significand as f64 * 2f64.powi(exponent);
-            if negative { -magnitude } else { magnitude }
-        }
-    }
-}
-
 fn statistics<TStorage: ?Sized + ReadableStorageTraits + 'static>(
     array: &Array<TStorage>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Statistics, ArrayError> {
-    let t = numeric_type(array.data_type())
-        .ok_or_else(|| ArrayError::Other("not a numeric data type".into()))?;
+    let not_numeric = || ArrayError::Other("not a numeric data type".into());
+    let size = array.data_type().fixed_size().ok_or_else(not_numeric)?;
     let grid = array.chunk_grid_shape().to_vec();
     let chunks = zarrs::array::ArraySubset::new_with_shape(grid);
     let total = chunks.num_elements();
     let mut statistics = Statistics::default();
-    let mut largest: Option<(f64, u64)> = None;
+    let mut largest: Option<(f64, Vec<u8>)> = None;
     for (done, indices) in chunks.indices().into_iter().enumerate() {
         let subset = array.chunk_subset_bounded(&indices)?;
         let bytes: ArrayBytes<'static> = array.retrieve_array_subset(&subset)?;
-        for element in bytes.into_fixed()?.chunks_exact(t.size()) {
-            let bits = element_bits(element);
-            let x = as_f64(decode(t.kind(), bits));
+        let bytes = bytes.into_fixed()?;
+        let values = to_f64(array.data_type(), &bytes).ok_or_else(not_numeric)?;
+        for (x, element) in values.into_iter().zip(bytes.chunks_exact(size)) {
             statistics.elements += 1;
             if x.is_nan() {
                 statistics.nan += 1;
@@ -214,8 +272,8 @@ fn statistics<TStorage: ?Sized + ReadableStorageTraits + 'static>(
             }
             statistics.min = Some(statistics.min.map_or(x, |m| m.min(x)));
             statistics.max = Some(statistics.max.map_or(x, |m| m.max(x)));
-            if x.is_finite() && largest.is_none_or(|(l, _)| x.abs() > l) {
-                largest = Some((x.abs(), bits));
+            if x.is_finite() && largest.as_ref().is_none_or(|(l, _)| x.abs() > *l) {
+                largest = Some((x.abs(), element.to_vec()));
             }
         }
         progress(done as u64 + 1, total);
@@ -224,17 +282,13 @@ fn statistics<TStorage: ?Sized + ReadableStorageTraits + 'static>(
     let quantised_here = !array.codecs().array_to_array_codecs().is_empty();
     statistics.largest_step = largest
         .filter(|_| quantised_here)
-        .and_then(|(_, bits)| largest_step(array, t, bits));
+        .and_then(|(_, element)| largest_step(array, element));
     Ok(statistics)
 }
 
-/// The distance between the value `bits` reads back as and the value of the next stored element
-/// away from zero, through the array-to-array codecs.
-fn largest_step<TStorage: ?Sized>(
-    array: &Array<TStorage>,
-    t: NumericType,
-    bits: u64,
-) -> Option<f64> {
+/// The distance between the value `element` reads back as and the value of the next stored
+/// element away from zero, through the array-to-array codecs.
+fn largest_step<TStorage: ?Sized>(array: &Array<TStorage>, element: Vec<u8>) -> Option<f64> {
     let chain = array.codecs();
     let codecs = chain.array_to_array_codecs();
     let shape = [NonZeroU64::MIN];
@@ -248,21 +302,17 @@ fn largest_step<TStorage: ?Sized>(
             codec.encoded_fill_value(&data_type, &fill).ok()?,
         ));
     }
-    let mut bytes = vec![0u8; t.size()];
-    crate::numeric::write_element_bits(bits, &mut bytes);
-    let mut encoded = ArrayBytes::new_flen(bytes);
+    let mut encoded = ArrayBytes::new_flen(element);
     for (codec, (data_type, fill)) in codecs.iter().zip(&types) {
         encoded = codec
             .encode(encoded, &shape, data_type, fill, &options)
             .ok()?
             .into_owned();
     }
-    let stored_type = numeric_type(&types.last()?.0)?;
+    let stored_type = &types.last()?.0;
     let stored = encoded.into_fixed().ok()?.to_vec();
-    let next = next_away_from_zero(stored_type, element_bits(&stored))?;
-    let decode_back = |bits: u64| -> Option<f64> {
-        let mut bytes = vec![0u8; stored_type.size()];
-        crate::numeric::write_element_bits(bits, &mut bytes);
+    let next = next_away_from_zero(stored_type, &stored)?;
+    let decode_back = |bytes: Vec<u8>| -> Option<f64> {
         let mut decoded = ArrayBytes::new_flen(bytes);
         for (codec, (data_type, fill)) in codecs.iter().zip(&types).rev() {
             decoded = codec
@@ -270,55 +320,40 @@ fn largest_step<TStorage: ?Sized>(
                 .ok()?
                 .into_owned();
         }
-        Some(as_f64(decode(
-            t.kind(),
-            element_bits(&decoded.into_fixed().ok()?),
-        )))
+        to_f64(array.data_type(), &decoded.into_fixed().ok()?)?
+            .first()
+            .copied()
     };
-    let (a, b) = (decode_back(element_bits(&stored))?, decode_back(next)?);
+    let (a, b) = (decode_back(stored)?, decode_back(next)?);
     let step = (b - a).abs();
     step.is_finite().then_some(step)
 }
 
-/// The bits of the next stored value of larger magnitude (or smaller, at the end of the range).
-fn next_away_from_zero(t: NumericType, bits: u64) -> Option<u64> {
-    let value = decode(t.kind(), bits);
-    match (t.kind(), value) {
-        (
-            crate::numeric::Kind::Int(format),
-            Value::Finite {
-                negative,
-                significand,
-                ..
-            },
-        ) => {
-            let v = i128::from(significand) * if negative { -1 } else { 1 };
-            let away = if negative { v - 1 } else { v + 1 };
-            let toward = if negative { v + 1 } else { v - 1 };
-            [away, toward]
-                .into_iter()
-                .find(|n| (format.min()..=format.max()).contains(n))
-                .map(crate::numeric::twos_complement_bits)
-        }
-        (crate::numeric::Kind::Float(_), Value::Finite { .. }) => {
-            // Sign and magnitude: one more is one step away from zero.
-            [bits.wrapping_add(1), bits.wrapping_sub(1)]
-                .into_iter()
-                .map(|b| b & mask(t))
-                .find(|&b| {
-                    t.is_encoding(b)
-                        && matches!(decode(t.kind(), b), Value::Finite { .. })
-                        && decode(t.kind(), b) != value
-                })
-        }
-        _ => None,
+/// The next stored element of larger magnitude (or smaller, at the end of the range).
+fn next_away_from_zero(data_type: &DataType, element: &[u8]) -> Option<Vec<u8>> {
+    if let Some(t) = IntType::from_name(&data_type.name_v3()?) {
+        let v = *t.values(element).first()?;
+        let (away, toward) = if v < 0 {
+            (v - 1, v + 1)
+        } else {
+            (v + 1, v - 1)
+        };
+        return [away, toward]
+            .into_iter()
+            .find(|n| (t.min()..=t.max()).contains(n))
+            .map(|n| t.bytes(n));
     }
-}
-
-fn mask(t: NumericType) -> u64 {
-    if t.size() >= 8 {
-        u64::MAX
-    } else {
-        (1u64 << (8 * t.size())) - 1
-    }
+    // Floats are sign and magnitude: one more is one step away from zero.
+    let value = *to_f64(data_type, element)?.first()?;
+    let mut wide = [0u8; 8];
+    wide[..element.len()].copy_from_slice(element);
+    let bits = u64::from_ne_bytes(wide);
+    [bits.wrapping_add(1), bits.wrapping_sub(1)]
+        .into_iter()
+        .map(|b| b.to_ne_bytes()[..element.len()].to_vec())
+        .find(|candidate| {
+            to_f64(data_type, candidate)
+                .and_then(|v| v.first().copied())
+                .is_some_and(|x| x.is_finite() && x.to_bits() != value.to_bits())
+        })
 }

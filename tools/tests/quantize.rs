@@ -7,8 +7,9 @@ use std::sync::Arc;
 use zarrs::array::{Array, ArrayBuilder, data_type};
 use zarrs::filesystem::FilesystemStore;
 use zarrs::storage::store::MemoryStore;
-use zarrs_scale_offset_cast as _;
-use zarrs_scale_offset_cast::quantize::{PlanError, Precision, QuantizeError, quantize_array};
+use zarrs_scale_offset_cast_tools::quantize::{
+    PlanError, Precision, QuantizeError, QuantizeOptions, quantize_array,
+};
 
 fn fixture(name: &str) -> Array<FilesystemStore> {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/legacy/arrays/");
@@ -49,15 +50,15 @@ fn quantized_copies_read_back_within_the_bound() {
         let source = fixture(name);
         let store = Arc::new(MemoryStore::new());
         let (target, report) =
-            quantize_array(&source, store, "/q", precision, vec![], &|_, _, _| {}).unwrap();
+            quantize_array(&source, store, "/q", &QuantizeOptions::new(precision)).unwrap();
         assert_eq!(target.shape(), source.shape());
         assert_eq!(target.chunk_grid_shape(), source.chunk_grid_shape());
         assert_eq!(target.fill_value(), source.fill_value());
         assert_eq!(target.dimension_names(), source.dimension_names());
         assert_eq!(target.attributes(), source.attributes());
         let want = expected(name);
-        assert_eq!(report.elements, want.len() as u64);
-        assert!(report.max_error <= report.plan.max_error);
+        assert_eq!(report.elements(), want.len() as u64);
+        assert!(report.max_error() <= report.plan().max_error());
         let bytes: zarrs::array::ArrayBytes<'static> =
             target.retrieve_array_subset(&target.subset_all()).unwrap();
         let bytes = bytes.into_fixed().unwrap();
@@ -74,7 +75,7 @@ fn quantized_copies_read_back_within_the_bound() {
         };
         for (x, z) in want.iter().zip(&got) {
             assert!(
-                (x.is_nan() && z.is_nan()) || (z - x).abs() <= report.plan.max_error,
+                (x.is_nan() && z.is_nan()) || (z - x).abs() <= report.plan().max_error(),
                 "{name}: {x} read as {z}"
             );
             checked += 1;
@@ -95,9 +96,7 @@ fn integer_arrays_are_not_quantized() {
         &source,
         store,
         "/q",
-        Precision::MaxError(0.1),
-        vec![],
-        &|_, _, _| {},
+        &QuantizeOptions::new(Precision::MaxError(0.1)),
     )
     .unwrap_err();
     assert!(
