@@ -61,26 +61,21 @@
 //! `zarrs_scale_offset_cast` is licensed under either of the Apache License, Version 2.0, or the
 //! MIT license, at your option.
 
-mod binding;
 pub mod cast_value;
 mod chain;
-mod checks;
 mod error;
-mod fault;
 mod kernel;
 mod numeric;
-mod partial_decoder;
+mod plugin;
 mod read;
-mod register;
 pub mod scale_offset;
-mod validate;
 
 pub use cast_value::{
     CastValueCodec, CastValueCodecBuilder, CastValueCodecConfiguration, CastValueError,
     CastValueOutOfRangeMode, CastValueRoundingMode,
 };
+pub use chain::validate::validate_array;
 pub use error::{Direction, ElementErrorKind, Error};
+pub use plugin::register::register;
 pub use read::FusedReader;
-pub use register::register;
 pub use scale_offset::{ScaleOffsetCodec, ScaleOffsetCodecConfiguration, ScaleOffsetError};
-pub use validate::validate_array;

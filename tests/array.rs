@@ -1,8 +1,7 @@
 //! Both codecs through the public zarrs API: opening, writing, reading and metadata (errors in
 //! `tests/array_errors.rs`).
 
-#[path = "array/support.rs"]
-mod support;
+mod common;
 
 use std::sync::Arc;
 
@@ -14,7 +13,7 @@ use zarrs_scale_offset_cast::cast_value::CastValueCodecConfiguration;
 use zarrs_scale_offset_cast::scale_offset::ScaleOffsetCodecConfiguration;
 use zarrs_scale_offset_cast::{CastValueCodec, ScaleOffsetCodec, validate_array};
 
-use support::{NAN_TO_UINT8, open, span, stored_metadata};
+use common::array::{NAN_TO_UINT8, open, span, stored_metadata};
 
 #[test]
 fn float64_stored_as_uint8_reads_back_within_half_a_step_with_nan_kept() {

@@ -1,8 +1,7 @@
 //! Errors of both codecs through the public zarrs API: configurations rejected when an array is
 //! opened or first used, values that cannot be encoded, fill values that cannot survive.
 
-#[path = "array/support.rs"]
-mod support;
+mod common;
 
 use serde_json::json;
 use zarrs::array::ArrayBytes;
@@ -10,7 +9,7 @@ use zarrs::storage::{ReadableStorageTraits, StoreKey, WritableStorageTraits};
 use zarrs_scale_offset_cast as _;
 use zarrs_scale_offset_cast::validate_array;
 
-use support::{open, span};
+use common::array::{open, span};
 
 #[test]
 fn a_zero_scale_is_rejected_when_the_array_is_opened_or_when_its_hex_value_is_known() {

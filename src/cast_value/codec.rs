@@ -9,24 +9,24 @@ use zarrs::array::{ArrayBytes, DataType, FillValue};
 use zarrs::metadata::Configuration;
 
 use super::config::{Settings, read_configuration};
-use super::dispatch::{CastSpec, cast_kernel};
 use super::element::ElementCast;
+use super::kernel::dispatch::{CastSpec, cast_kernel};
 use super::message::reason;
 use super::scalar_map::read_entries;
 use super::{CastValueError, NAME};
 use crate::Direction;
-use crate::binding::Binding;
 use crate::chain::step::{Kernels, Step};
 use crate::chain::{Context, ElementCodec, FillRule, Link, encode_against_rest, fill_changes};
-use crate::checks::{
-    InputError, check_fill_size, check_length, forward_encode_decode, impl_codec_traits,
-    partial_decoders,
-};
 use crate::error::Error;
-use crate::fault::ElementFault;
+use crate::error::fault::ElementFault;
+use crate::error::input::InputError;
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};
 use crate::numeric::{NumericType, decode, element_bits, numeric_type, write_element_bits};
+use crate::plugin::binding::Binding;
+use crate::plugin::codec_traits::{
+    check_fill_size, check_length, forward_encode_decode, impl_codec_traits, partial_decoders,
+};
 
 /// The `cast_value` codec: converts the value of each element to another data type.
 ///
@@ -424,7 +424,7 @@ impl ArrayToArrayCodecTraits for CastValueCodec {
         fill_value: &FillValue,
         _options: &CodecOptions,
     ) -> Result<Arc<dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits>, CodecError> {
-        Ok(crate::partial_decoder::async_partial_decoder(
+        Ok(crate::plugin::partial_decoder::async_partial_decoder(
             self,
             input_handle,
             data_type,

@@ -53,21 +53,18 @@
 mod builder;
 mod codec;
 mod config;
-pub(crate) mod dispatch;
 pub(crate) mod element;
-mod error;
-mod fast;
 pub(crate) mod kernel;
 mod message;
-#[cfg(test)]
-pub(crate) mod reference_tests;
 pub(crate) mod scalar_map;
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
 
+pub use crate::error::CastValueError;
 pub use builder::CastValueCodecBuilder;
 pub use codec::CastValueCodec;
-pub use error::CastValueError;
 use zarrs::array::codec::api::{Codec, CodecTraitsV3};
 use zarrs::metadata::v3::MetadataV3;
 use zarrs::plugin::PluginCreateError;

@@ -6,7 +6,7 @@ use zarrs::array::{DataType, FillValue};
 
 use super::step::Step;
 use crate::error::Error;
-use crate::fault::ElementFault;
+use crate::error::fault::ElementFault;
 use crate::kernel::{Kernel, driver};
 use crate::numeric::{RoundingMode, encode, write_element_bits};
 

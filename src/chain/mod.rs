@@ -14,6 +14,7 @@
 mod link;
 pub(crate) mod safety;
 pub(crate) mod step;
+pub(crate) mod validate;
 mod values;
 mod walk;
 

@@ -3,13 +3,13 @@
 use std::sync::Arc;
 
 use crate::cast_value::element::ElementCast;
-use crate::fault::FaultKind;
+use crate::error::fault::FaultKind;
 use crate::kernel::{Kernel, driver};
 use crate::numeric::{
     Kind, NumericType, OutOfRangeMode, RoundingMode, Value, decode, element_bits, encode,
     write_element_bits,
 };
-use crate::scale_offset::arithmetic::{Parameters, encode_element};
+use crate::scale_offset::element::{Parameters, encode_element};
 use crate::scale_offset::kernel::element;
 
 /// The codec's kernels (encode, decode), which give what the element functions give and take

@@ -22,7 +22,7 @@ use std::fmt::Debug;
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
-use crate::fault::ElementFault;
+use crate::error::fault::ElementFault;
 use crate::numeric::Storage;
 
 /// Elements per block: large enough to amortise the work around each block's loops (calls, slice

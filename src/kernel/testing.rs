@@ -1,8 +1,9 @@
 //! Kernels element by element, for the tests against the reference model.
 
 use super::{BLOCK, Kernel};
-use crate::fault::Fault;
-use crate::numeric::element_bits;
+use crate::error::fault::{Fault, FaultKind};
+use crate::numeric::{RoundingMode, element_bits};
+use zarrs_scale_offset_cast_reference::RefFault;
 
 /// The result of every element of `bytes` on its own: its output bits or its fault. Blocks go
 /// through [`Kernel::convert`] whole; a block that fails is converted again element by element.
@@ -56,4 +57,27 @@ pub(crate) fn apply_each(kernel: &dyn Kernel, bytes: &[u8]) -> Vec<Result<u64, F
         }
     }
     results
+}
+
+/// Every rounding mode.
+pub(crate) const ROUNDINGS: [RoundingMode; 5] = [
+    RoundingMode::NearestEven,
+    RoundingMode::NearestAway,
+    RoundingMode::TowardsZero,
+    RoundingMode::TowardsPositive,
+    RoundingMode::TowardsNegative,
+];
+
+/// The model's name for a fault of the crate.
+pub(crate) fn model_fault(fault: Fault) -> RefFault {
+    if fault.encoded.is_some() {
+        return RefFault::Unreadable;
+    }
+    match fault.kind {
+        FaultKind::NanNotRepresentable => RefFault::Nan,
+        FaultKind::InfinityNotRepresentable => RefFault::Infinity,
+        FaultKind::OutOfRange => RefFault::OutOfRange,
+        FaultKind::NotExact => RefFault::NotExact,
+        FaultKind::InvalidEncoding => panic!("the inputs are encodings"),
+    }
 }

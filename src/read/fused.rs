@@ -1,7 +1,7 @@
 //! One loop for the most common chain's decode: stored integers cast to float32 or float64 (with
 //! at most one `scalar_map` entry, such as `0 → NaN`) and then `(x / scale) + offset`, as a
 //! hand-written loop would do it (the division as
-//! [`Streaming`](crate::scale_offset::division::Streaming) chooses it).
+//! [`Streaming`](crate::scale_offset::kernel::division::Streaming) chooses it).
 //!
 //! It is used only where it gives exactly what the two codecs give one after the other: the
 //! integer type converts exactly to the float (so the cast is the hardware conversion), and a
@@ -14,13 +14,13 @@ use num_traits::AsPrimitive;
 
 use crate::Direction;
 use crate::cast_value::element::ElementCast;
-use crate::fault::ElementFault;
+use crate::error::fault::ElementFault;
 use crate::kernel::simd::{BlockLoop, Isa};
 use crate::kernel::{Kernel, Slots, Typed, Written};
 use crate::numeric::{HwFloat, IntStorage, NumericType, RoundingMode, Value, encode};
-use crate::scale_offset::arithmetic::Parameters;
-use crate::scale_offset::division::Streaming;
-use crate::scale_offset::float::{Decode, Dividend, safe_magnitude};
+use crate::scale_offset::element::Parameters;
+use crate::scale_offset::kernel::division::Streaming;
+use crate::scale_offset::kernel::float::{Decode, Dividend, safe_magnitude};
 
 /// The fused decode from integers `S` to floats `F`.
 #[derive(Debug)]

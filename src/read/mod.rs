@@ -229,7 +229,7 @@ fn convert_run(
     kernel: &dyn Kernel,
     input: &[u8],
     output: &mut [u8],
-) -> Result<(), crate::fault::ElementFault> {
+) -> Result<(), crate::error::fault::ElementFault> {
     let (in_size, out_size) = kernel.sizes();
     let aligned =
         input.as_ptr().align_offset(in_size) == 0 && output.as_ptr().align_offset(out_size) == 0;

@@ -9,27 +9,27 @@ use zarrs::array::{ArrayBytes, DataType, FillValue, FillValueMetadata};
 use zarrs::metadata::Configuration;
 use zarrs::plugin::PluginCreateError;
 
-use super::arithmetic::Parameters;
 use super::config::check_parameter;
+use super::element::Parameters;
 use super::kernel::{element, scale_offset_kernel};
 use super::message::reason;
 use super::{
     NAME, ScaleOffsetCodecConfiguration, ScaleOffsetCodecConfigurationV1, ScaleOffsetError,
 };
 use crate::Direction;
-use crate::binding::Binding;
 use crate::chain::step::{Kernels, Step};
 use crate::chain::{Context, ElementCodec, FillRule, Link, encode_against_rest, fill_changes};
-use crate::checks::{
-    InputError, check_fill_size, check_length, forward_encode_decode, impl_codec_traits,
-    partial_decoders,
-};
 use crate::error::Error;
-use crate::fault::ElementFault;
+use crate::error::fault::ElementFault;
+use crate::error::input::InputError;
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};
 use crate::numeric::{
     NumericType, Value, decode, element_bits, numeric_type, parse_scalar, write_element_bits,
+};
+use crate::plugin::binding::Binding;
+use crate::plugin::codec_traits::{
+    check_fill_size, check_length, forward_encode_decode, impl_codec_traits, partial_decoders,
 };
 
 /// The `scale_offset` codec: `(x - offset) * scale` on encode, `(x / scale) + offset` on decode,
@@ -427,7 +427,7 @@ impl ArrayToArrayCodecTraits for ScaleOffsetCodec {
         fill_value: &FillValue,
         _options: &CodecOptions,
     ) -> Result<Arc<dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits>, CodecError> {
-        Ok(crate::partial_decoder::async_partial_decoder(
+        Ok(crate::plugin::partial_decoder::async_partial_decoder(
             self,
             input_handle,
             data_type,

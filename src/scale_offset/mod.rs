@@ -34,22 +34,19 @@
 //! # let configuration: ScaleOffsetCodecConfiguration = serde_json::from_str(JSON).unwrap();
 //! ```
 
-pub(crate) mod arithmetic;
 mod codec;
 mod config;
-pub(crate) mod division;
-mod error;
-pub(crate) mod float;
+pub(crate) mod element;
 pub(crate) mod kernel;
 mod message;
 #[cfg(test)]
-mod reference_tests;
+mod tests;
 
 use std::sync::Arc;
 
+pub use crate::error::ScaleOffsetError;
 pub use codec::ScaleOffsetCodec;
 pub use config::{ScaleOffsetCodecConfiguration, ScaleOffsetCodecConfigurationV1};
-pub use error::ScaleOffsetError;
 use zarrs::array::codec::api::{Codec, CodecPluginV3, CodecTraitsV3};
 use zarrs::metadata::v3::MetadataV3;
 use zarrs::plugin::PluginCreateError;

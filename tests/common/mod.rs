@@ -1,7 +1,10 @@
-//! Element encodings of the Zarr data types for the tests: JSON scalars to little-endian element
-//! bytes and back. Written from the data type definitions, independently of the crate.
+//! Helpers shared by the integration tests: element encodings of the Zarr data types (JSON
+//! scalars to little-endian element bytes and back, written from the data type definitions,
+//! independently of the crate) and, in [`array`], arrays in a memory store.
 
 #![allow(dead_code, reason = "each test file uses part of this module")]
+
+pub(crate) mod array;
 
 use serde_json::Value as Json;
 

@@ -1,4 +1,4 @@
-//! Random chains of both codecs, for `tests/model.rs`.
+//! Random chains of both codecs, for the `model` test.
 
 use serde_json::{Value as Json, json};
 

@@ -1,4 +1,4 @@
-//! Random elements and scalars of every data type, for `tests/model.rs`.
+//! Random elements and scalars of every data type, for the `model` test.
 
 use std::sync::Arc;
 

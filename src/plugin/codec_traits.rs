@@ -1,5 +1,5 @@
-//! Checks of the inputs every public entry point of both codecs receives, and the zarrs trait
-//! pieces both codecs share.
+//! The zarrs trait pieces both codecs share, and the checks of the inputs every public entry point
+//! of both codecs receives.
 //!
 //! Other crates call the codec traits directly, with any shape, bytes and fill value: the element
 //! count is computed with checked arithmetic, the bytes must hold exactly that many elements, and
@@ -9,35 +9,7 @@ use std::num::NonZeroU64;
 
 use zarrs::array::codec::api::RecommendedConcurrency;
 
-/// Why an input of a codec call is not what the call describes.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum InputError {
-    /// The element count of the shape overflows.
-    #[error("the shape {0:?} has more elements than this platform can address")]
-    ShapeOverflow(Vec<u64>),
-    /// The bytes do not hold exactly the elements of the shape.
-    #[error(
-        "the input has {actual} bytes, but {elements} elements of {size} bytes need {expected}"
-    )]
-    Length {
-        /// Bytes given.
-        actual: usize,
-        /// Bytes needed.
-        expected: usize,
-        /// Elements of the shape.
-        elements: usize,
-        /// Bytes per element.
-        size: usize,
-    },
-    /// The fill value is not one element of the data type.
-    #[error("the fill value has {actual} bytes, but one element of the data type has {expected}")]
-    FillValueSize {
-        /// Bytes given.
-        actual: usize,
-        /// Bytes of one element.
-        expected: usize,
-    },
-}
+use crate::error::input::InputError;
 
 /// The number of elements of `shape`.
 ///
@@ -158,7 +130,8 @@ macro_rules! impl_codec_traits {
                 zarrs::array::codec::api::CodecError,
             > {
                 self.bound(data_type)?;
-                Ok($crate::checks::recommended_concurrency(shape).map_err(input_error)?)
+                Ok($crate::plugin::codec_traits::recommended_concurrency(shape)
+                    .map_err(input_error)?)
             }
         }
     };
@@ -169,8 +142,8 @@ pub(crate) use impl_codec_traits;
 /// the direction.
 macro_rules! forward_encode_decode {
     () => {
-        $crate::checks::forward_encode_decode!(@one encode Encode);
-        $crate::checks::forward_encode_decode!(@one decode Decode);
+        $crate::plugin::codec_traits::forward_encode_decode!(@one encode Encode);
+        $crate::plugin::codec_traits::forward_encode_decode!(@one decode Decode);
     };
     (@one $method:ident $direction:ident) => {
         fn $method<'a>(
@@ -203,7 +176,7 @@ macro_rules! partial_decoders {
             std::sync::Arc<dyn zarrs::array::codec::api::ArrayPartialDecoderTraits>,
             zarrs::array::codec::api::CodecError,
         > {
-            Ok($crate::partial_decoder::partial_decoder(
+            Ok($crate::plugin::partial_decoder::partial_decoder(
                 self,
                 input_handle,
                 data_type,

@@ -303,5 +303,4 @@ impl<F: HwFloat> Division<F> {
 }
 
 #[cfg(test)]
-#[path = "division_tests.rs"]
 mod tests;

@@ -1,6 +1,4 @@
-//! Helpers shared by `tests/array.rs` and `tests/array_errors.rs`.
-
-#![allow(dead_code, reason = "each test file uses part of this module")]
+//! Arrays of both codecs in a memory store, for `tests/array.rs` and `tests/array_errors.rs`.
 
 use std::sync::Arc;
 

@@ -8,14 +8,14 @@
 
 use num_traits::Zero;
 
-use super::arithmetic::Parameters;
 use super::division::{Division, Quotient, WithQuotient};
-use super::kernel::{convert_block, parameter};
+use super::{convert_block, parameter};
 use crate::Direction;
-use crate::fault::ElementFault;
+use crate::error::fault::ElementFault;
 use crate::kernel::simd::{BlockLoop, Isa, Vectorized};
 use crate::kernel::{Slots, Typed, Written};
 use crate::numeric::{HwFloat, NumericType};
+use crate::scale_offset::element::Parameters;
 
 /// `scale_offset` in float32 or float64 arithmetic.
 #[derive(Debug)]
@@ -322,5 +322,4 @@ impl<F: HwFloat> Typed for FloatKernel<F> {
 }
 
 #[cfg(test)]
-#[path = "float_tests.rs"]
 mod tests;

@@ -420,5 +420,4 @@ impl<F, W: Bits, C> FloatToInt<F, W, C> {
 }
 
 #[cfg(test)]
-#[path = "float_to_int_tests.rs"]
 mod tests;

@@ -9,11 +9,15 @@ use std::sync::Arc;
 
 use num_traits::AsPrimitive;
 
-use super::element::{CheckedCast, ElementCast, int_to_float_safe_range};
-use super::fast::{FloatToFloat, FloatToInt, FloatToInt64, IntToFloat, IntToInt};
-use super::kernel::{CastKernel, FastPath};
-use super::scalar_map::{MapEntry, ScalarMap};
-use crate::fault::ElementFault;
+use super::float_to_float::FloatToFloat;
+use super::float_to_int::FloatToInt;
+use super::float_to_int64::FloatToInt64;
+use super::int_to_float::IntToFloat;
+use super::int_to_int::IntToInt;
+use super::{CastKernel, FastPath};
+use crate::cast_value::element::{CheckedCast, ElementCast, int_to_float_safe_range};
+use crate::cast_value::scalar_map::{MapEntry, ScalarMap};
+use crate::error::fault::ElementFault;
 use crate::kernel::exact::Exact;
 use crate::kernel::lut::lut;
 use crate::kernel::simd::Isa;

@@ -19,7 +19,7 @@ use std::mem::MaybeUninit;
 use rayon::prelude::*;
 
 use super::{BLOCK, Kernel};
-use crate::fault::ElementFault;
+use crate::error::fault::ElementFault;
 
 /// Fewest elements worth giving to another thread.
 pub(crate) const MIN_ELEMENTS_PER_TASK: usize = 1 << 17;
@@ -321,5 +321,4 @@ fn convert_aligned_input(
 }
 
 #[cfg(test)]
-#[path = "driver_tests.rs"]
 mod tests;

@@ -8,7 +8,6 @@ use super::*;
 use crate::kernel::simd::Vectorized;
 use zarrs_scale_offset_cast_reference::Seeded;
 
-#[path = "compensated_tests.rs"]
 mod compensated;
 
 /// The quotients of `input` and whether each may be inexact, computed in `isa`'s loops.

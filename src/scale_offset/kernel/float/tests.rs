@@ -1,9 +1,9 @@
 //! The float kernels: in-place conversion, the safe magnitude, and the guard of the encode.
 
 use super::*;
-use crate::fault::FaultKind;
+use crate::error::fault::FaultKind;
 use crate::numeric::Value;
-use crate::scale_offset::division::Bounds;
+use crate::scale_offset::kernel::division::Bounds;
 use crate::scale_offset::kernel::element;
 
 fn bits(values: &[f64]) -> Vec<u64> {

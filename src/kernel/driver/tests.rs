@@ -2,7 +2,7 @@
 //! agree, and the first faulty element is reported by its index in the chunk.
 
 use super::*;
-use crate::fault::FaultKind;
+use crate::error::fault::FaultKind;
 use crate::kernel::{Slots, Typed, Written};
 use crate::numeric::Value;
 

@@ -1,7 +1,7 @@
 //! `scale_offset` kernels.
 //!
 //! - float32 and float64 run `(x - offset) * scale` and `(x / scale) + offset` in their own
-//!   arithmetic ([`float`](super::float));
+//!   arithmetic ([`float`]);
 //! - 16- to 64-bit integers use checked arithmetic in their own width;
 //! - float16, bfloat16 and the one-byte types use the exact element function, directly or by
 //!   table.
@@ -10,17 +10,20 @@
 //! except `-0 / scale + 0`, which is `+0` as the arithmetic says. (The codec skips the kernels
 //! when both are missing.)
 
+pub(crate) mod division;
+pub(crate) mod float;
+
 use std::sync::Arc;
 
-use super::arithmetic::{Parameters, decode_element, encode_element};
-use super::float::FloatKernel;
+use super::element::{Parameters, decode_element, encode_element};
 use crate::Direction;
-use crate::fault::{ElementFault, Fault};
+use crate::error::fault::{ElementFault, Fault};
 use crate::kernel::exact::Exact;
 use crate::kernel::lut::lut;
 use crate::kernel::simd::{BlockLoop, Isa};
 use crate::kernel::{Kernel, Slots, Typed, Written};
 use crate::numeric::{IntStorage, NumericType, RoundingMode, Storage, Value, decode, encode};
+use float::FloatKernel;
 
 /// The exact result of one element of `t` (bits to bits); when encoding, the result must also
 /// decode again.

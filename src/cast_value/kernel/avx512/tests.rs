@@ -1,10 +1,10 @@
 use std::mem::MaybeUninit;
 
-use super::super::FloatToInt;
 use crate::cast_value::kernel::FastPath;
-use crate::cast_value::reference_tests::ROUNDINGS;
+use crate::cast_value::kernel::float_to_int::FloatToInt;
 use crate::kernel::Slots;
 use crate::kernel::simd::Isa;
+use crate::kernel::testing::ROUNDINGS;
 use crate::numeric::{
     Bits, FloatInput, HwFloat, IntFormat, Kind, NumericType, OutOfRangeMode, RoundingMode, Value,
     encode,

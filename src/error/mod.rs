@@ -6,9 +6,15 @@ use zarrs::array::ArrayError;
 use zarrs::array::codec::api::CodecError;
 use zarrs::plugin::{PluginConfigurationInvalidError, PluginCreateError};
 
-use crate::cast_value::CastValueError;
-use crate::fault::{Fault, FaultKind};
-use crate::scale_offset::ScaleOffsetError;
+mod cast_value;
+pub(crate) mod fault;
+pub(crate) mod input;
+mod scale_offset;
+
+pub use cast_value::CastValueError;
+pub use scale_offset::ScaleOffsetError;
+
+use fault::{Fault, FaultKind};
 
 /// The direction of a codec operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -3,46 +3,23 @@
 //! both as an encode (with its guard) and as a decode. The exhaustive 16-bit and the large sampled
 //! checks are `#[ignore]`d: `cargo test --release --lib -- --ignored` runs them.
 
-use super::dispatch::{CastSpec, cast_kernel};
 use super::element::ElementCast;
+use super::kernel::dispatch::{CastSpec, cast_kernel};
 use super::scalar_map::{MapEntry, read_entries};
 use crate::Direction;
-use crate::fault::{Fault, FaultKind};
 use crate::kernel::simd::Isa;
-use crate::kernel::testing::apply_each;
+use crate::kernel::testing::{ROUNDINGS, apply_each, model_fault};
 use crate::numeric::{NumericType, OutOfRangeMode, RoundingMode};
 use zarrs_scale_offset_cast_reference::cast::CastModel;
 use zarrs_scale_offset_cast_reference::{RefFault, RefValue, Seeded, decode, element_bytes};
 
-pub(crate) const ROUNDINGS: [RoundingMode; 5] = [
-    RoundingMode::NearestEven,
-    RoundingMode::NearestAway,
-    RoundingMode::TowardsZero,
-    RoundingMode::TowardsPositive,
-    RoundingMode::TowardsNegative,
-];
-
 /// The out-of-range modes a target allows.
-pub(crate) fn out_of_range_modes(to: NumericType) -> Vec<Option<OutOfRangeMode>> {
+fn out_of_range_modes(to: NumericType) -> Vec<Option<OutOfRangeMode>> {
     let mut modes = vec![None, Some(OutOfRangeMode::Clamp)];
     if to.is_integer() {
         modes.push(Some(OutOfRangeMode::Wrap));
     }
     modes
-}
-
-/// The model's name for a fault of the crate.
-pub(crate) fn model_fault(fault: Fault) -> RefFault {
-    if fault.encoded.is_some() {
-        return RefFault::Unreadable;
-    }
-    match fault.kind {
-        FaultKind::NanNotRepresentable => RefFault::Nan,
-        FaultKind::InfinityNotRepresentable => RefFault::Infinity,
-        FaultKind::OutOfRange => RefFault::OutOfRange,
-        FaultKind::NotExact => RefFault::NotExact,
-        FaultKind::InvalidEncoding => panic!("the inputs are encodings"),
-    }
 }
 
 /// One configuration of a cast to check.
@@ -180,7 +157,7 @@ fn exhaustive_every_16_bit_input_casts_like_the_model_to_every_type_in_every_mod
 
 /// Inputs of a type of at least 16 bits: the values where casts change behaviour, and `random`
 /// seeded random bits.
-pub(crate) fn wide_inputs(from: NumericType, seed: u64, random: usize) -> Vec<u64> {
+fn wide_inputs(from: NumericType, seed: u64, random: usize) -> Vec<u64> {
     let mut inputs: Vec<u64> = Vec::new();
     #[expect(clippy::cast_possible_truncation, reason = "the value in the type")]
     let f = |x: f64| -> u64 {

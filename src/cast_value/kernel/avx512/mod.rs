@@ -34,7 +34,6 @@ use super::float_to_int::clamps;
 use super::float_to_int::{CLAMP, CLAMP_NAN_LOW, RANGE, WRAP};
 use crate::numeric::RoundingMode;
 
-#[path = "avx512_register.rs"]
 mod register;
 
 /// The constants of a loop.
@@ -365,5 +364,4 @@ unsafe fn groups<
 }
 
 #[cfg(test)]
-#[path = "avx512_tests.rs"]
 mod tests;

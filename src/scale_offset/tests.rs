@@ -3,12 +3,12 @@
 //! exhaustive 16-bit and the large sampled checks are `#[ignore]`d: `cargo test --release --lib --
 //! --ignored` runs them.
 
-use super::arithmetic::Parameters;
+use super::element::Parameters;
 use super::kernel::scale_offset_kernel;
 use crate::Direction;
-use crate::cast_value::reference_tests::model_fault;
 use crate::kernel::simd::Isa;
 use crate::kernel::testing::apply_each;
+use crate::kernel::testing::model_fault;
 use crate::numeric::{NumericType, decode as value_of, parse_scalar};
 use zarrs_scale_offset_cast_reference::scale_offset::ScaleOffsetModel;
 use zarrs_scale_offset_cast_reference::{Seeded, decode, element_bytes};

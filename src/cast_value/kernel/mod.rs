@@ -12,12 +12,21 @@
 //!    values, else rounding and the out-of-range mode, and for encoding the guard), which also
 //!    names the first failure. This pass runs element by element, on the portable path only.
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+pub(crate) mod dispatch;
+mod float_to_float;
+mod float_to_int;
+mod float_to_int64;
+mod int_to_float;
+mod int_to_int;
+
 use std::fmt::Debug;
 use std::mem::MaybeUninit;
 
 use super::element::CheckedCast;
 use super::scalar_map::ScalarMap;
-use crate::fault::ElementFault;
+use crate::error::fault::ElementFault;
 use crate::kernel::simd::{BlockLoop, Isa};
 use crate::kernel::{Slots, Typed, Written};
 use crate::numeric::{MapInput, NumericType, Storage, decode};

@@ -14,11 +14,10 @@
 //!
 //! `MODEL_SEED` sets the seed (a fixed one by default), so that CI can run fresh cases too.
 
-#[path = "model/config.rs"]
 mod config;
-use zarrs_scale_offset_cast_reference as reference;
-#[path = "model/values.rs"]
 mod values;
+
+use zarrs_scale_offset_cast_reference as reference;
 
 use std::sync::Arc;
 
