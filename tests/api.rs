@@ -5,13 +5,15 @@ use std::num::NonZeroU64;
 use std::sync::Arc;
 
 use serde_json::json;
-use zarrs::array::codec::api::{Codec, CodecError};
+use zarrs::array::codec::api::{Codec, CodecError, CodecMetadataOptions, CodecTraits};
 use zarrs::array::{
     Array, ArrayBuilder, ArrayBytes, ArrayMetadata, CodecOptions, FillValue, data_type,
 };
 use zarrs::metadata::v3::MetadataV3;
+use zarrs::plugin::ZarrVersion;
 use zarrs::storage::store::MemoryStore;
 use zarrs::storage::{ReadableStorageTraits, StoreKey};
+use zarrs_scale_offset_cast::scale_offset::ScaleOffsetCodecConfigurationV1;
 use zarrs_scale_offset_cast::{
     CastValueCodec, CastValueError, CastValueOutOfRangeMode, CastValueRoundingMode, Direction,
     ElementErrorKind, Error, ScaleOffsetCodec, ScaleOffsetError, validate_array,
@@ -77,13 +79,39 @@ fn builders_write_every_setting_and_reject_invalid_ones() {
         .out_of_range(CastValueOutOfRangeMode::Wrap)
         .encode_entry(f32::INFINITY, 127i8)
         .decode_entry(-128i8, f32::NEG_INFINITY);
-    let configuration = serde_json::to_value(builder.configuration()).unwrap();
+    let configuration = serde_json::to_value(builder.configuration().unwrap()).unwrap();
     assert_eq!(
         configuration,
         json!({"data_type": "int8", "rounding": "towards-zero", "out_of_range": "wrap",
             "scalar_map": {"encode": [["Infinity", 127]], "decode": [[-128, "-Infinity"]]}})
     );
-    builder.build().unwrap();
+    let codec = builder.build().unwrap();
+    // Every field reads back from the codec, and the metadata it writes is the configuration.
+    assert_eq!(codec.data_type(), &data_type::int8());
+    assert_eq!(codec.rounding(), CastValueRoundingMode::TowardsZero);
+    assert_eq!(codec.out_of_range(), Some(CastValueOutOfRangeMode::Wrap));
+    let map = codec.scalar_map().unwrap();
+    assert_eq!(json!(map.encode), json!([["Infinity", 127]]));
+    assert_eq!(json!(map.decode), json!([[-128, "-Infinity"]]));
+    let written = codec
+        .configuration(ZarrVersion::V3, &CodecMetadataOptions::default())
+        .unwrap();
+    assert_eq!(json!(written), configuration);
+    // Defaults: nearest-even rounding, no out-of-range mode, no map.
+    let plain = CastValueCodec::builder(data_type::uint16())
+        .build()
+        .unwrap();
+    assert_eq!(plain.rounding(), CastValueRoundingMode::NearestEven);
+    assert_eq!(plain.out_of_range(), None);
+    assert!(plain.scalar_map().is_none());
+    let codec = ScaleOffsetCodec::new(-0.1, 10000).unwrap();
+    assert_eq!(json!(codec.offset()), json!(-0.1));
+    assert_eq!(json!(codec.scale()), json!(10000));
+    let identity = ScaleOffsetCodec::new_with_configuration(
+        &ScaleOffsetCodecConfigurationV1::default().into(),
+    )
+    .unwrap();
+    assert_eq!((identity.offset(), identity.scale()), (None, None));
     let error = CastValueCodec::builder(data_type::float32())
         .out_of_range(CastValueOutOfRangeMode::Wrap)
         .build()

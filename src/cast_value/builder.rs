@@ -1,9 +1,12 @@
 //! A builder of `cast_value` codecs with typed values.
 
 use zarrs::array::{DataType, FillValueMetadata};
-use zarrs::metadata::Configuration;
+use zarrs::metadata::v3::MetadataV3;
 
-use super::{CastValueCodec, CastValueError, CastValueOutOfRangeMode, CastValueRoundingMode};
+use super::{
+    CastValueCodec, CastValueCodecConfigurationV1, CastValueError, CastValueOutOfRangeMode,
+    CastValueRoundingMode, CastValueScalarMap,
+};
 
 /// A builder of a [`CastValueCodec`]: the target data type, then the rounding mode, the
 /// out-of-range mode and `scalar_map` entries as typed values (numbers, `f64::NAN`, ...).
@@ -88,28 +91,33 @@ impl CastValueCodecBuilder {
     }
 
     /// The configuration the codec is built from (and writes to array metadata).
-    #[must_use]
-    pub fn configuration(&self) -> Configuration {
-        let mut map = serde_json::Map::new();
-        let name = self.data_type.name_v3().map(|name| name.to_string());
-        map.insert("data_type".into(), serde_json::json!(name));
-        if let Some(rounding) = self.rounding {
-            map.insert("rounding".into(), serde_json::json!(rounding));
-        }
-        if let Some(out_of_range) = self.out_of_range {
-            map.insert("out_of_range".into(), serde_json::json!(out_of_range));
-        }
-        if !self.encode.is_empty() || !self.decode.is_empty() {
-            let mut scalar_map = serde_json::Map::new();
-            if !self.encode.is_empty() {
-                scalar_map.insert("encode".into(), serde_json::json!(self.encode));
-            }
-            if !self.decode.is_empty() {
-                scalar_map.insert("decode".into(), serde_json::json!(self.decode));
-            }
-            map.insert("scalar_map".into(), serde_json::Value::Object(scalar_map));
-        }
-        map.into()
+    ///
+    /// # Errors
+    /// Returns [`CastValueError::InvalidConfiguration`] if the data type has no Zarr V3 name.
+    pub fn configuration(&self) -> Result<CastValueCodecConfigurationV1, CastValueError> {
+        let name = self.data_type.name_v3().ok_or_else(|| {
+            CastValueError::InvalidConfiguration(format!(
+                "data_type {} has no Zarr V3 name",
+                self.data_type
+            ))
+        })?;
+        let configuration = self.data_type.configuration_v3();
+        let data_type = if configuration.is_empty() {
+            MetadataV3::new(name)
+        } else {
+            MetadataV3::new_with_configuration(name, configuration)
+        };
+        let entries =
+            |entries: &Vec<[FillValueMetadata; 2]>| (!entries.is_empty()).then(|| entries.clone());
+        let (encode, decode) = (entries(&self.encode), entries(&self.decode));
+        let scalar_map =
+            (encode.is_some() || decode.is_some()).then_some(CastValueScalarMap { encode, decode });
+        Ok(CastValueCodecConfigurationV1 {
+            data_type,
+            rounding: self.rounding,
+            out_of_range: self.out_of_range,
+            scalar_map,
+        })
     }
 
     /// Builds the codec.
@@ -119,6 +127,6 @@ impl CastValueCodecBuilder {
     /// type, `wrap` with a float target, a `scalar_map` value that is not a value of the target).
     /// Entries keyed by values of the input data type are checked when the codec meets it.
     pub fn build(&self) -> Result<CastValueCodec, CastValueError> {
-        CastValueCodec::from_configuration(self.configuration())
+        CastValueCodec::from_v1(self.configuration()?)
     }
 }

@@ -8,12 +8,15 @@ use zarrs::array::codec::api::{ArrayToArrayCodecTraits, CodecError, CodecOptions
 use zarrs::array::{ArrayBytes, DataType, FillValue};
 use zarrs::metadata::Configuration;
 
-use super::config::{Settings, read_configuration};
+use super::config::{Settings, entries, parse_configuration, read_configuration};
 use super::element::ElementCast;
 use super::kernel::dispatch::{CastSpec, cast_kernel};
 use super::message::reason;
 use super::scalar_map::read_entries;
-use super::{CastValueError, NAME};
+use super::{
+    CastValueCodecConfiguration, CastValueCodecConfigurationV1, CastValueError,
+    CastValueOutOfRangeMode, CastValueRoundingMode, CastValueScalarMap, NAME,
+};
 use crate::Direction;
 use crate::chain::step::{Kernels, Step};
 use crate::chain::{Context, ElementCodec, FillRule, Link, encode_against_rest, fill_changes};
@@ -30,12 +33,12 @@ use crate::plugin::codec_traits::{
 
 /// The `cast_value` codec: converts the value of each element to another data type.
 ///
-/// Create it from metadata (zarrs does so when it opens an array) or with
-/// [`new_with_configuration`](Self::new_with_configuration).
+/// Create it from metadata (zarrs does so when it opens an array), with
+/// [`builder`](Self::builder) or with [`new_with_configuration`](Self::new_with_configuration).
 #[derive(Clone, Debug)]
 pub struct CastValueCodec {
     /// The configuration as given; written back unchanged.
-    configuration: Configuration,
+    configuration: CastValueCodecConfigurationV1,
     settings: Settings,
     binding: Binding<Bound>,
     link: Link,
@@ -70,19 +73,25 @@ impl CastValueCodec {
     /// configuration is invalid: an unsupported target data type, `"wrap"` with a float target, or
     /// a `scalar_map` entry that is not a valid scalar.
     pub fn new_with_configuration(
-        configuration: &super::CastValueCodecConfiguration,
+        configuration: &CastValueCodecConfiguration,
     ) -> Result<Self, zarrs::plugin::PluginCreateError> {
-        let json = serde_json::to_value(configuration)
-            .map_err(|error| super::config::invalid(error.to_string()))?;
-        let serde_json::Value::Object(map) = json else {
-            return Err(super::config::invalid("the configuration is not a JSON object").into());
-        };
-        Ok(Self::from_configuration(map.into())?)
+        match configuration {
+            CastValueCodecConfiguration::V1(configuration) => {
+                Ok(Self::from_v1(configuration.clone())?)
+            }
+            _ => Err(super::config::invalid("the configuration version is not supported").into()),
+        }
     }
 
-    /// Creates the codec from the `configuration` of its metadata, which is kept to be written
-    /// back unchanged.
-    pub(crate) fn from_configuration(configuration: Configuration) -> Result<Self, CastValueError> {
+    /// Creates the codec from the `configuration` of its metadata.
+    pub(crate) fn from_metadata(configuration: &Configuration) -> Result<Self, CastValueError> {
+        Self::from_v1(parse_configuration(configuration)?)
+    }
+
+    /// Creates the codec from a typed configuration, which is kept to be written back unchanged.
+    pub(crate) fn from_v1(
+        configuration: CastValueCodecConfigurationV1,
+    ) -> Result<Self, CastValueError> {
         let settings = read_configuration(&configuration)?;
         Ok(Self {
             configuration,
@@ -98,10 +107,29 @@ impl CastValueCodec {
         super::CastValueCodecBuilder::new(data_type)
     }
 
-    /// The target data type.
+    /// The target data type: `data_type` of the configuration.
     #[must_use]
     pub fn data_type(&self) -> &DataType {
         &self.settings.target_data_type
+    }
+
+    /// The rounding mode: `rounding` of the configuration, `nearest-even` where it is absent.
+    #[must_use]
+    pub fn rounding(&self) -> CastValueRoundingMode {
+        self.settings.rounding
+    }
+
+    /// The out-of-range mode: `out_of_range` of the configuration, `None` where it is absent (a
+    /// value out of range is then an error).
+    #[must_use]
+    pub fn out_of_range(&self) -> Option<CastValueOutOfRangeMode> {
+        self.settings.out_of_range
+    }
+
+    /// The `scalar_map` of the configuration, as given.
+    #[must_use]
+    pub fn scalar_map(&self) -> Option<&CastValueScalarMap> {
+        self.configuration.scalar_map.as_ref()
     }
 
     fn bound(&self, data_type: &DataType) -> Result<Arc<Bound>, CastValueError> {
@@ -125,12 +153,22 @@ impl CastValueCodec {
         let encode_cast = cast(
             source,
             s.target,
-            read_entries(&s.encode_map, Direction::Encode, source, s.target)?,
+            read_entries(
+                entries(&self.configuration, Direction::Encode),
+                Direction::Encode,
+                source,
+                s.target,
+            )?,
         );
         let decode_cast = cast(
             s.target,
             source,
-            read_entries(&s.decode_map, Direction::Decode, s.target, source)?,
+            read_entries(
+                entries(&self.configuration, Direction::Decode),
+                Direction::Decode,
+                s.target,
+                source,
+            )?,
         );
         let isa = Isa::best();
         Ok(Bound {
@@ -379,7 +417,7 @@ impl ElementCodec for CastValueCodec {
     }
 }
 
-impl_codec_traits!(CastValueCodec);
+impl_codec_traits!(CastValueCodec, CastValueCodecConfiguration);
 
 #[cfg_attr(feature = "async", async_trait::async_trait)]
 impl ArrayToArrayCodecTraits for CastValueCodec {

@@ -18,8 +18,6 @@ pub(crate) struct Settings {
     pub(crate) target_data_type: DataType,
     pub(crate) rounding: RoundingMode,
     pub(crate) out_of_range: Option<OutOfRangeMode>,
-    pub(crate) encode_map: Vec<[FillValueMetadata; 2]>,
-    pub(crate) decode_map: Vec<[FillValueMetadata; 2]>,
 }
 
 pub(crate) fn invalid(message: impl Into<String>) -> CastValueError {
@@ -55,10 +53,10 @@ fn check_scalar_map_shape(map: &serde_json::Value) -> Result<(), CastValueError>
     Ok(())
 }
 
-/// Reads and checks everything in the configuration that does not depend on the input data type.
-pub(crate) fn read_configuration(
+/// Reads the `configuration` of the codec's metadata, with errors that name the field.
+pub(crate) fn parse_configuration(
     configuration: &Configuration,
-) -> Result<Settings, CastValueError> {
+) -> Result<CastValueCodecConfigurationV1, CastValueError> {
     for (key, value) in configuration.iter() {
         if value.is_null() {
             return Err(invalid(format!(
@@ -72,10 +70,27 @@ pub(crate) fn read_configuration(
     if !configuration.contains_key("data_type") {
         return Err(invalid("the configuration must name the target data_type"));
     }
-    let config: CastValueCodecConfigurationV1 =
-        serde_json::from_value(serde_json::Value::Object((**configuration).clone()))
-            .map_err(|error| invalid(error.to_string()))?;
+    serde_json::from_value(serde_json::Value::Object((**configuration).clone()))
+        .map_err(|error| invalid(error.to_string()))
+}
 
+/// The `scalar_map` entries of `direction` in `config`.
+pub(crate) fn entries(
+    config: &CastValueCodecConfigurationV1,
+    direction: Direction,
+) -> &[[FillValueMetadata; 2]] {
+    let map = config.scalar_map.as_ref();
+    let entries = match direction {
+        Direction::Encode => map.and_then(|map| map.encode.as_deref()),
+        Direction::Decode => map.and_then(|map| map.decode.as_deref()),
+    };
+    entries.unwrap_or_default()
+}
+
+/// Checks everything in `config` that does not depend on the input data type.
+pub(crate) fn read_configuration(
+    config: &CastValueCodecConfigurationV1,
+) -> Result<Settings, CastValueError> {
     let not_supported = || {
         invalid(format!(
             "data_type {} is not supported: cast_value casts to integer and floating-point data types",
@@ -91,27 +106,26 @@ pub(crate) fn read_configuration(
         )));
     }
 
-    let (encode_map, decode_map) = config
-        .scalar_map
-        .map(|map| {
-            (
-                map.encode.unwrap_or_default(),
-                map.decode.unwrap_or_default(),
-            )
-        })
-        .unwrap_or_default();
     // Scalars of the target type are read now; those of the input type when it is known, and
     // until then they must at least be scalars of some type.
-    check_entries(&encode_map, Direction::Encode, target, 1)?;
-    check_entries(&decode_map, Direction::Decode, target, 0)?;
+    check_entries(
+        entries(config, Direction::Encode),
+        Direction::Encode,
+        target,
+        1,
+    )?;
+    check_entries(
+        entries(config, Direction::Decode),
+        Direction::Decode,
+        target,
+        0,
+    )?;
 
     Ok(Settings {
         target,
         target_data_type,
         rounding: config.rounding.unwrap_or_default(),
         out_of_range: config.out_of_range,
-        encode_map,
-        decode_map,
     })
 }
 

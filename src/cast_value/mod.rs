@@ -89,8 +89,8 @@ impl CodecTraitsV3 for CastValueCodec {
             .configuration()
             .cloned()
             .ok_or_else(|| config::invalid("the configuration must name the target data_type"))?;
-        Ok(Codec::ArrayToArray(Arc::new(Self::from_configuration(
-            configuration,
+        Ok(Codec::ArrayToArray(Arc::new(Self::from_metadata(
+            &configuration,
         )?)))
     }
 }

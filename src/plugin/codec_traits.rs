@@ -83,12 +83,13 @@ pub(crate) fn recommended_concurrency(
     })
 }
 
-/// The zarrs `CodecTraits` and `ArrayCodecTraits` both codecs share: the configuration as given,
+/// The zarrs `CodecTraits` and `ArrayCodecTraits` both codecs share: the configuration as given
+/// (the codec's `configuration`, version 1 of `$configuration`),
 /// partial decoding (element-wise codecs decode any subset), no partial encoding, and the
 /// concurrency of [`recommended_concurrency`] once the data type is known to be supported (the
 /// codec's `bound` and `input_error` in scope).
 macro_rules! impl_codec_traits {
-    ($codec:ty) => {
+    ($codec:ty, $configuration:ident) => {
         impl zarrs::array::codec::api::CodecTraits for $codec {
             fn as_any(&self) -> &dyn std::any::Any {
                 self
@@ -99,7 +100,7 @@ macro_rules! impl_codec_traits {
                 _version: zarrs::plugin::ZarrVersion,
                 _options: &zarrs::array::codec::api::CodecMetadataOptions,
             ) -> Option<zarrs::metadata::Configuration> {
-                Some(self.configuration.clone())
+                Some($configuration::V1(self.configuration.clone()).into())
             }
 
             fn partial_decoder_capability(

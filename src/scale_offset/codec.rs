@@ -40,9 +40,7 @@ use crate::plugin::codec_traits::{
 #[derive(Clone, Debug)]
 pub struct ScaleOffsetCodec {
     /// The configuration as given; written back unchanged.
-    configuration: Configuration,
-    offset: Option<FillValueMetadata>,
-    scale: Option<FillValueMetadata>,
+    configuration: ScaleOffsetCodecConfigurationV1,
     binding: Binding<Bound>,
     link: Link,
 }
@@ -111,7 +109,7 @@ impl ScaleOffsetCodec {
             offset: Some(offset.into()),
             scale: Some(scale.into()),
         };
-        Self::from_configuration(ScaleOffsetCodecConfiguration::V1(configuration).into())
+        Self::from_v1(configuration)
     }
 
     /// Creates a `scale_offset` codec from a configuration.
@@ -122,34 +120,53 @@ impl ScaleOffsetCodec {
     pub fn new_with_configuration(
         configuration: &ScaleOffsetCodecConfiguration,
     ) -> Result<Self, PluginCreateError> {
-        Ok(Self::from_configuration(configuration.clone().into())?)
+        match configuration {
+            ScaleOffsetCodecConfiguration::V1(configuration) => {
+                Ok(Self::from_v1(configuration.clone())?)
+            }
+        }
     }
 
-    /// Creates the codec from the `configuration` of its metadata (empty if absent), which is kept
-    /// to be written back unchanged.
-    pub(super) fn from_configuration(
-        configuration: Configuration,
-    ) -> Result<Self, ScaleOffsetError> {
+    /// Creates the codec from the `configuration` of its metadata (empty if absent).
+    pub(super) fn from_metadata(configuration: &Configuration) -> Result<Self, ScaleOffsetError> {
         if let Some((key, _)) = configuration.iter().find(|(_, value)| value.is_null()) {
             return Err(invalid(format!(
                 "{key} must not be null; omit it for the identity"
             )));
         }
-        let config: ScaleOffsetCodecConfigurationV1 =
-            serde_json::from_value(serde_json::Value::Object((*configuration).clone()))
+        let configuration =
+            serde_json::from_value(serde_json::Value::Object((**configuration).clone()))
                 .map_err(|error| invalid(error.to_string()))?;
-        for (field, json) in [("offset", &config.offset), ("scale", &config.scale)] {
+        Self::from_v1(configuration)
+    }
+
+    /// Creates the codec from a typed configuration, which is kept to be written back unchanged.
+    fn from_v1(configuration: ScaleOffsetCodecConfigurationV1) -> Result<Self, ScaleOffsetError> {
+        for (field, json) in [
+            ("offset", &configuration.offset),
+            ("scale", &configuration.scale),
+        ] {
             if let Some(json) = json {
                 check_parameter(field, json)?;
             }
         }
         Ok(Self {
             configuration,
-            offset: config.offset,
-            scale: config.scale,
             binding: Binding::default(),
             link: Link::default(),
         })
+    }
+
+    /// The `offset` of the configuration, as given; `None` where it is absent (0).
+    #[must_use]
+    pub fn offset(&self) -> Option<&FillValueMetadata> {
+        self.configuration.offset.as_ref()
+    }
+
+    /// The `scale` of the configuration, as given; `None` where it is absent (1).
+    #[must_use]
+    pub fn scale(&self) -> Option<&FillValueMetadata> {
+        self.configuration.scale.as_ref()
     }
 
     fn bound(&self, data_type: &DataType) -> Result<Arc<Bound>, ScaleOffsetError> {
@@ -188,8 +205,8 @@ impl ScaleOffsetCodec {
             Ok(Some(value))
         };
         let parameters = Parameters {
-            offset: read("offset", &self.offset)?,
-            scale: read("scale", &self.scale)?,
+            offset: read("offset", &self.configuration.offset)?,
+            scale: read("scale", &self.configuration.scale)?,
         };
         let kernels = (!parameters.is_identity()).then(|| {
             [Direction::Encode, Direction::Decode]
@@ -384,7 +401,7 @@ impl ElementCodec for ScaleOffsetCodec {
     }
 }
 
-impl_codec_traits!(ScaleOffsetCodec);
+impl_codec_traits!(ScaleOffsetCodec, ScaleOffsetCodecConfiguration);
 
 #[cfg_attr(feature = "async", async_trait::async_trait)]
 impl ArrayToArrayCodecTraits for ScaleOffsetCodec {

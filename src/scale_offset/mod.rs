@@ -63,8 +63,8 @@ inventory::submit! {
 impl CodecTraitsV3 for ScaleOffsetCodec {
     fn create(metadata: &MetadataV3) -> Result<Codec, PluginCreateError> {
         let configuration = metadata.configuration().cloned().unwrap_or_default();
-        Ok(Codec::ArrayToArray(Arc::new(Self::from_configuration(
-            configuration,
+        Ok(Codec::ArrayToArray(Arc::new(Self::from_metadata(
+            &configuration,
         )?)))
     }
 }
