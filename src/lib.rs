@@ -77,5 +77,5 @@ pub use cast_value::{
 pub use chain::validate::validate_array;
 pub use error::{Direction, ElementErrorKind, Error};
 pub use plugin::register::register;
-pub use read::FusedReader;
+pub use read::{FromFusedRead, FusedReader};
 pub use scale_offset::{ScaleOffsetCodec, ScaleOffsetCodecConfiguration, ScaleOffsetError};

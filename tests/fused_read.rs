@@ -1,13 +1,14 @@
 //! The fused read path gives exactly what zarrs' own path gives: for every zarr-python fixture
 //! (whole and in subsets across chunk boundaries), and for arrays with missing and partly written
 //! chunks, edge chunks, big-endian chunks, compressors, sharding (read through zarrs), and
-//! elements that fail to decode (the same error).
+//! elements that fail to decode (the same error); into a buffer and into a new vector, on one
+//! thread and on several.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::{Value as Json, json};
-use zarrs::array::{Array, ArrayBytes, ArrayMetadata, ArraySubset};
+use zarrs::array::{Array, ArrayBytes, ArrayMetadata, ArraySubset, CodecOptions};
 use zarrs::filesystem::FilesystemStore;
 use zarrs::storage::store::MemoryStore;
 use zarrs::storage::{ReadableStorageTraits, StoreKey, WritableStorageTraits};
@@ -59,7 +60,7 @@ fn read_typed<S: ?Sized + ReadableStorageTraits + 'static>(
     elements: usize,
 ) -> Result<Vec<u8>, zarrs::array::ArrayError> {
     fn read<
-        T: zarrs::array::Element + bytemuck::Pod,
+        T: zarrs::array::ElementOwned + bytemuck::Pod,
         S: ?Sized + ReadableStorageTraits + 'static,
     >(
         reader: &FusedReader<'_, S>,
@@ -67,9 +68,30 @@ fn read_typed<S: ?Sized + ReadableStorageTraits + 'static>(
         elements: usize,
     ) -> Result<Vec<u8>, zarrs::array::ArrayError> {
         let mut out = vec![T::zeroed(); elements];
-        reader
+        let into = reader
             .retrieve_array_subset_into(subset, &mut out)
-            .map(|()| bytemuck::cast_slice(&out).to_vec())
+            .map(|()| bytemuck::cast_slice::<T, u8>(&out).to_vec());
+        // On several threads (chunks at once, and the pieces of large chunks), into a buffer
+        // and into a new vector: the same bytes, or the same error.
+        let parallel = CodecOptions::default().with_concurrent_target(4);
+        let mut out = vec![T::zeroed(); elements];
+        let into_parallel = reader
+            .retrieve_array_subset_into_opt(subset, &mut out, &parallel)
+            .map(|()| bytemuck::cast_slice::<T, u8>(&out).to_vec());
+        let vec = reader
+            .retrieve_array_subset_opt::<Vec<T>>(subset, &parallel)
+            .map(|values| bytemuck::cast_slice::<T, u8>(&values).to_vec());
+        for (other, path) in [
+            (&into_parallel, "into, 4 threads"),
+            (&vec, "Vec, 4 threads"),
+        ] {
+            match (&into, other) {
+                (Ok(a), Ok(b)) => assert!(a == b, "{path} {subset:?}"),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{path}"),
+                _ => panic!("{path} {subset:?}: one read failed, the other did not"),
+            }
+        }
+        into
     }
     match data_type {
         "float64" => read::<f64, S>(reader, subset, elements),
@@ -469,4 +491,62 @@ fn a_scalar_map_value_whose_decode_overflows_fails_as_zarrs_does() {
             }
         }
     }
+}
+
+#[test]
+fn large_chunks_split_over_threads_read_the_same_and_fail_the_same() {
+    // Chunks of 307,200 elements: on several threads each is decoded in parts. One element of the
+    // second chunk (int16 300) does not fit int8, deep inside a later part.
+    let metadata: ArrayMetadata = serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": [1100, 600], "data_type": "int8",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [512, 600]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": -1,
+        "codecs": [
+            {"name": "cast_value", "configuration": {"data_type": "int16"}},
+            {"name": "bytes", "configuration": {"endian": "little"}}
+        ],
+    }))
+    .unwrap();
+    let store = Arc::new(MemoryStore::new());
+    let array = Array::new_with_metadata(store.clone(), "/", metadata).unwrap();
+    let values: Vec<i8> = (0..1024 * 600).map(|i| (i % 251) as i8).collect();
+    array.store_array_subset(&[0..1024, 0..600], values).unwrap();
+    let whole = ArraySubset::new_with_ranges(&[0..1100, 0..600]);
+    assert!(compare(&array, &whole, "large chunks"));
+    let rows = ArraySubset::new_with_ranges(&[100..700, 3..597]);
+    assert!(compare(&array, &rows, "large chunks, a subset"));
+    let mut chunk: Vec<i16> = (0..512 * 600).map(|i| (i % 100) as i16).collect();
+    chunk[400 * 600 + 17] = 300;
+    let bytes: Vec<u8> = chunk.iter().flat_map(|x| x.to_le_bytes()).collect();
+    store
+        .set(&StoreKey::new("c/1/0").unwrap(), bytes.into())
+        .unwrap();
+    assert!(compare(&array, &whole, "large chunks, one element out of range"));
+    let fine = ArraySubset::new_with_ranges(&[512..900, 0..600]);
+    assert!(compare(&array, &fine, "large chunks, the element not read"));
+}
+
+#[cfg(feature = "ndarray")]
+#[test]
+fn reads_into_ndarray_arrays_have_the_subsets_shape() {
+    let array = array(
+        &reflectance_codecs(),
+        "little",
+        &json!([]),
+        &json!("NaN"),
+    );
+    array
+        .store_array_subset(&[0..37, 0..23], values(37 * 23))
+        .unwrap();
+    let expected: ndarray::ArrayD<f64> = array.retrieve_array_subset(&[1..7, 2..5]).unwrap();
+    let reader = FusedReader::new(&array);
+    let got: ndarray::Array2<f64> = reader.retrieve_array_subset(&[1..7, 2..5]).unwrap();
+    assert_eq!(got.shape(), &[6, 3]);
+    let bits = |a: &[f64]| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(
+        bits(got.as_slice().unwrap()),
+        bits(expected.as_slice().unwrap())
+    );
+    let wrong = reader.retrieve_array_subset::<ndarray::Array3<f64>>(&[1..7, 2..5]);
+    assert!(wrong.unwrap_err().to_string().contains("3 dimensions"));
 }

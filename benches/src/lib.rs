@@ -3,6 +3,7 @@
 //! allocator, as users do.
 
 pub mod minimal;
+pub mod reflectance;
 
 use std::sync::Arc;
 

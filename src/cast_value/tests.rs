@@ -1,4 +1,4 @@
-//! The `cast_value` kernels against the independent model (`tests/reference`): every 8-bit input,
+//! The `cast_value` kernels against the independent model (the `reference` crate): every 8-bit input,
 //! and sampled wider inputs, in every rounding and out-of-range mode, on every instruction set,
 //! both as an encode (with its guard) and as a decode. The exhaustive 16-bit and the large sampled
 //! checks are `#[ignore]`d: `cargo test --release --lib -- --ignored` runs them.

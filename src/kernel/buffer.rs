@@ -15,10 +15,15 @@ const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 /// (no byte is written here: zero-filling memory that is overwritten anyway costs a pass).
 pub(crate) fn uninit(len: usize) -> Vec<u8> {
     let mut buffer = Vec::with_capacity(len);
-    if len >= HUGE_PAGE_MIN_BYTES {
-        advise_huge_pages(&mut buffer.spare_capacity_mut()[..len]);
-    }
+    advise(&mut buffer.spare_capacity_mut()[..len]);
     buffer
+}
+
+/// Offers a new buffer (not yet written) huge pages where it is large enough to gain.
+pub(crate) fn advise(buffer: &mut [MaybeUninit<u8>]) {
+    if buffer.len() >= HUGE_PAGE_MIN_BYTES {
+        advise_huge_pages(buffer);
+    }
 }
 
 /// Asks the kernel to back the whole pages of `buffer` with huge pages.

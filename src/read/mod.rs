@@ -8,21 +8,30 @@
 //! same as zarrs' bit for bit; anything else (other codecs, sharding, an element that fails to
 //! decode) goes through zarrs.
 
+#[cfg(feature = "async")]
+mod asynchronous;
 mod fused;
+mod output;
+mod pieces;
 mod runs;
 
-use std::borrow::Cow;
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
-use zarrs::array::codec::api::ArrayToBytesCodecTraits;
+use rayon::prelude::*;
+use zarrs::array::codec::api::ArrayCodecTraits;
 use zarrs::array::codec::{BytesCodec, CodecChain};
+use zarrs::array::concurrency::concurrency_chunks_and_codec;
 use zarrs::array::{
     Array, ArrayBytes, ArrayError, ArraySubset, ArraySubsetTraits, CodecOptions, DataType, Element,
     FillValue,
 };
 use zarrs::storage::ReadableStorageTraits;
 
-use crate::kernel::{BLOCK, Chain, Kernel, driver};
+pub use output::FromFusedRead;
+use pieces::{ChunkWork, Filled};
+
+use crate::kernel::{Chain, Kernel, as_uninit, buffer};
 use crate::{CastValueCodec, ScaleOffsetCodec};
 
 /// Reads array subsets into a caller's buffer, fusing the decode of `scale_offset` and
@@ -70,22 +79,7 @@ struct Plan {
     kernel: Arc<dyn Kernel>,
 }
 
-impl<'a, TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'a, TStorage> {
-    /// A reader of `array`, fused where its codec chain allows.
-    #[must_use]
-    pub fn new(array: &'a Array<TStorage>) -> Self {
-        Self {
-            array,
-            plan: plan(array),
-        }
-    }
-
-    /// Whether reads take the fused path (else they go through zarrs).
-    #[must_use]
-    pub fn is_fused(&self) -> bool {
-        self.plan.is_some()
-    }
-
+impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorage> {
     /// Reads `subset` of the array into `output` (C order), with default codec options.
     ///
     /// Takes what zarrs' reads take: any array subset (`&[0..512, 0..512]`, an [`ArraySubset`]),
@@ -104,7 +98,9 @@ impl<'a, TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'a, TSt
         self.retrieve_array_subset_into_opt(subset, output, &CodecOptions::default())
     }
 
-    /// Reads `subset` of the array into `output` (C order), with `options`.
+    /// Reads `subset` of the array into `output` (C order), with `options`: chunks are read and
+    /// decoded on as many rayon threads as their concurrent target allows, as zarrs' own reads
+    /// do, and the work inside large chunks is split too.
     ///
     /// # Errors
     /// As [`Self::retrieve_array_subset_into`].
@@ -114,6 +110,137 @@ impl<'a, TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'a, TSt
         output: &mut [T],
         options: &CodecOptions,
     ) -> Result<(), ArrayError> {
+        let subset = self.check::<T>(subset, output.len())?;
+        let output: &mut [u8] = bytemuck::cast_slice_mut(output);
+        if let Some(plan) = &self.plan {
+            // SAFETY: the read writes only initialised bytes (decoded elements, fill values
+            // and zarrs' bytes), so `output` stays initialised.
+            let slots = unsafe { as_uninit(output) };
+            self.read_fused(plan, &subset, slots, options)
+        } else {
+            let bytes: ArrayBytes<'static> =
+                self.array.retrieve_array_subset_opt(&subset, options)?;
+            output.copy_from_slice(&bytes.into_fixed()?);
+            Ok(())
+        }
+    }
+
+    /// Reads `subset` of the array into a new `Vec<T>` or, with the `ndarray` feature, an
+    /// `ndarray::Array<T, D>` (as zarrs' [`Array::retrieve_array_subset`] does), with default
+    /// codec options.
+    ///
+    /// ```rust
+    /// # use std::sync::Arc;
+    /// # use zarrs::array::{ArrayBuilder, data_type};
+    /// # use zarrs::storage::store::MemoryStore;
+    /// # use zarrs_scale_offset_cast::{CastValueCodec, FusedReader, ScaleOffsetCodec};
+    /// # let array = ArrayBuilder::new(vec![8, 8], vec![4, 4], data_type::float32(), 0.0f32)
+    /// #     .array_to_array_codecs(vec![
+    /// #         Arc::new(ScaleOffsetCodec::new(0, 100)?),
+    /// #         Arc::new(CastValueCodec::builder(data_type::int16()).build()?),
+    /// #     ])
+    /// #     .build(Arc::new(MemoryStore::new()), "/")?;
+    /// # array.store_array_subset(&[0..8, 0..8], vec![0.25f32; 64])?;
+    /// let values: Vec<f32> = FusedReader::new(&array).retrieve_array_subset(&[0..8, 2..6])?;
+    /// assert_eq!(values, vec![0.25; 32]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Self::retrieve_array_subset_into`].
+    pub fn retrieve_array_subset<O: FromFusedRead>(
+        &self,
+        subset: &dyn ArraySubsetTraits,
+    ) -> Result<O, ArrayError> {
+        self.retrieve_array_subset_opt(subset, &CodecOptions::default())
+    }
+
+    /// [`Self::retrieve_array_subset`] with `options`: the output is allocated once, never
+    /// zero-filled, and filled on as many threads as `options` allow.
+    ///
+    /// # Errors
+    /// As [`Self::retrieve_array_subset_into`].
+    pub fn retrieve_array_subset_opt<O: FromFusedRead>(
+        &self,
+        subset: &dyn ArraySubsetTraits,
+        options: &CodecOptions,
+    ) -> Result<O, ArrayError> {
+        let elements = element_count(subset)?;
+        let subset = self.check::<O::Element>(subset, elements)?;
+        let values = match &self.plan {
+            Some(plan) => {
+                let mut values = Vec::new();
+                self.read_fused(plan, &subset, room(&mut values, elements), options)?;
+                // SAFETY: the read succeeded, so it wrote every byte of the room for `elements`
+                // elements (the pieces it fills partition it, as `pieces::split` asserts), and
+                // every bit pattern is a value of the `Pod` element type.
+                unsafe { values.set_len(elements) };
+                values
+            }
+            None => self
+                .array
+                .retrieve_array_subset_opt::<Vec<O::Element>>(&subset, options)?,
+        };
+        O::from_elements(values, subset.shape())
+    }
+
+    /// Reads `subset` into `output` (bytes not yet written), every byte of which is written when
+    /// it succeeds: the chunks on rayon threads within `options`' concurrent target.
+    fn read_fused(
+        &self,
+        plan: &Plan,
+        subset: &ArraySubset,
+        output: &mut [MaybeUninit<u8>],
+        options: &CodecOptions,
+    ) -> Result<(), ArrayError> {
+        let array = self.array;
+        let works = pieces::split(array, subset, output, plan.kernel.sizes().1)?;
+        let (limit, options) = concurrency(array, &works, options)?;
+        let fill = array.fill_value().as_ne_bytes();
+        let read = |mut work: ChunkWork<'_>| {
+            let filled = match array.retrieve_encoded_chunk(&work.indices)? {
+                None => {
+                    work.fill_with(fill);
+                    Filled::Done
+                }
+                Some(encoded) => work.decode(plan, array, encoded, &options)?,
+            };
+            if let Filled::ThroughZarrs = filled {
+                // zarrs reads the part of the chunk again: it reports the element or the chunk
+                // with its own error, or (reading only the bytes it needs) reads it.
+                let bytes: ArrayBytes<'static> =
+                    array.retrieve_chunk_subset_opt(&work.indices, &work.within()?, &options)?;
+                work.copy_from(&bytes.into_fixed()?);
+            }
+            Ok(())
+        };
+        for_each_limited(works, limit, read)
+    }
+}
+
+impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
+    /// A reader of `array` (of any store, synchronous or, with the `async` feature,
+    /// asynchronous), fused where its codec chain allows.
+    #[must_use]
+    pub fn new(array: &'a Array<TStorage>) -> Self {
+        Self {
+            array,
+            plan: plan(array),
+        }
+    }
+
+    /// Whether reads take the fused path (else they go through zarrs).
+    #[must_use]
+    pub fn is_fused(&self) -> bool {
+        self.plan.is_some()
+    }
+
+    /// Checks the element type `T` and the output's length against the array and `subset`.
+    fn check<T: Element>(
+        &self,
+        subset: &dyn ArraySubsetTraits,
+        len: usize,
+    ) -> Result<ArraySubset, ArrayError> {
         T::validate_data_type(self.array.data_type())?;
         let subset = subset.to_array_subset();
         if subset.dimensionality() != self.array.dimensionality() {
@@ -122,129 +249,71 @@ impl<'a, TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'a, TSt
                 self.array.shape().to_vec(),
             ));
         }
-        let elements = usize::try_from(subset.num_elements())
-            .map_err(|_| ArrayError::Other("the subset has too many elements".into()))?;
-        if output.len() != elements {
-            return Err(ArrayError::InvalidDataShape(
-                vec![output.len()],
-                vec![elements],
-            ));
+        let elements = element_count(&subset)?;
+        if len != elements {
+            return Err(ArrayError::InvalidDataShape(vec![len], vec![elements]));
         }
-        let output: &mut [u8] = bytemuck::cast_slice_mut(output);
-        match &self.plan {
-            Some(plan) => self.read_fused(plan, &subset, output, options),
-            None => self.read_through_zarrs(&subset, output, options),
-        }
-    }
-
-    fn read_through_zarrs(
-        &self,
-        subset: &ArraySubset,
-        output: &mut [u8],
-        options: &CodecOptions,
-    ) -> Result<(), ArrayError> {
-        let bytes: ArrayBytes<'static> = self.array.retrieve_array_subset_opt(subset, options)?;
-        output.copy_from_slice(&bytes.into_fixed()?);
-        Ok(())
-    }
-
-    fn read_fused(
-        &self,
-        plan: &Plan,
-        subset: &ArraySubset,
-        output: &mut [u8],
-        options: &CodecOptions,
-    ) -> Result<(), ArrayError> {
-        let array = self.array;
-        let (in_size, out_size) = plan.kernel.sizes();
-        let fill = array.fill_value().as_ne_bytes();
-        let chunks = array.chunks_in_array_subset(subset)?.ok_or_else(|| {
-            ArrayError::InvalidArraySubset(subset.clone(), array.shape().to_vec())
-        })?;
-        for chunk_indices in &chunks.indices() {
-            let chunk_subset = array.chunk_subset(&chunk_indices)?;
-            let overlap = chunk_subset.overlap(subset)?;
-            let runs = runs::runs(
-                (overlap.start(), overlap.shape()),
-                (chunk_subset.start(), chunk_subset.shape()),
-                (subset.start(), subset.shape()),
-            );
-            let Some(encoded) = array.retrieve_encoded_chunk(&chunk_indices)? else {
-                for &(_, out, len) in &runs {
-                    for element in
-                        output[out * out_size..(out + len) * out_size].chunks_exact_mut(out_size)
-                    {
-                        element.copy_from_slice(fill);
-                    }
-                }
-                continue;
-            };
-            let chunk_shape = array.chunk_shape(&chunk_indices)?;
-            let decoded = plan
-                .inner
-                .decode(
-                    Cow::Owned(encoded),
-                    &chunk_shape,
-                    &plan.stored,
-                    &plan.stored_fill,
-                    options,
-                )
-                .and_then(|bytes| Ok(bytes.into_fixed()?));
-            let converted = decoded.as_ref().map_err(|_| ()).and_then(|decoded| {
-                runs.iter()
-                    .try_for_each(|&(input, out, len)| {
-                        convert_run(
-                            plan.kernel.as_ref(),
-                            &decoded[input * in_size..(input + len) * in_size],
-                            &mut output[out * out_size..(out + len) * out_size],
-                        )
-                    })
-                    .map_err(|_| ())
-            });
-            if converted.is_err() {
-                // zarrs reads the part of the chunk again: it reports the element or the chunk
-                // with its own error, or (reading only the bytes it needs) reads it.
-                let within = overlap.relative_to(chunk_subset.start())?;
-                let bytes: ArrayBytes<'static> =
-                    array.retrieve_chunk_subset_opt(&chunk_indices, &within, options)?;
-                let bytes = bytes.into_fixed()?;
-                let region = runs::runs(
-                    (overlap.start(), overlap.shape()),
-                    (overlap.start(), overlap.shape()),
-                    (subset.start(), subset.shape()),
-                );
-                for (input, out, len) in region {
-                    output[out * out_size..(out + len) * out_size]
-                        .copy_from_slice(&bytes[input * out_size..(input + len) * out_size]);
-                }
-            }
-        }
-        Ok(())
+        Ok(subset)
     }
 }
 
-/// Converts one run: straight through the kernel, a block at a time, where both sides are aligned
-/// (the usual case, and the cheapest for short runs), else through the driver.
-fn convert_run(
-    kernel: &dyn Kernel,
-    input: &[u8],
-    output: &mut [u8],
-) -> Result<(), crate::error::fault::ElementFault> {
-    let (in_size, out_size) = kernel.sizes();
-    let aligned =
-        input.as_ptr().align_offset(in_size) == 0 && output.as_ptr().align_offset(out_size) == 0;
-    if !aligned {
-        return driver::apply_into(kernel, input, output);
+/// The number of elements of `subset`.
+fn element_count(subset: &dyn ArraySubsetTraits) -> Result<usize, ArrayError> {
+    usize::try_from(subset.num_elements())
+        .map_err(|_| ArrayError::Other("the subset has too many elements".into()))
+}
+
+/// The number of chunks to read at once and the codec options of each, as zarrs decides them for
+/// its own reads of the same chunks.
+fn concurrency<TStorage: ?Sized>(
+    array: &Array<TStorage>,
+    works: &[ChunkWork<'_>],
+    options: &CodecOptions,
+) -> Result<(usize, CodecOptions), ArrayError> {
+    let Some(first) = works.first() else {
+        return Ok((1, *options));
+    };
+    let chunk_shape = array.chunk_shape(&first.indices)?;
+    let codec = array
+        .codecs()
+        .recommended_concurrency(&chunk_shape, array.data_type())?;
+    Ok(concurrency_chunks_and_codec(
+        options.concurrent_target(),
+        works.len(),
+        options,
+        &codec,
+    ))
+}
+
+/// Runs `op` on every item, at most `limit` at a time on rayon threads; the first error.
+fn for_each_limited<T: Send, E: Send>(
+    items: Vec<T>,
+    limit: usize,
+    op: impl Fn(T) -> Result<(), E> + Sync + Send,
+) -> Result<(), E> {
+    if limit <= 1 || items.len() <= 1 {
+        items.into_iter().try_for_each(op)
+    } else {
+        let per_task = items.len().div_ceil(limit);
+        items
+            .into_par_iter()
+            .with_min_len(per_task)
+            .try_for_each(op)
     }
-    let blocks = input
-        .chunks(BLOCK * in_size)
-        .zip(output.chunks_mut(BLOCK * out_size));
-    for (i, (input, output)) in blocks.enumerate() {
-        kernel
-            .convert_init(input, output)
-            .map_err(|fault| fault.offset(i * BLOCK))?;
-    }
-    Ok(())
+}
+
+/// The room of `values` (a new vector) for `len` elements, as bytes to write: never
+/// zero-filled, and offered huge pages where it is large.
+fn room<T: bytemuck::Pod>(values: &mut Vec<T>, len: usize) -> &mut [MaybeUninit<u8>] {
+    values.reserve_exact(len);
+    let slots = &mut values.spare_capacity_mut()[..len];
+    let bytes_len = size_of_val(slots);
+    // SAFETY: the `len` slots as their bytes, borrowed mutably for as long as `values`; bytes
+    // have no alignment requirement, and `MaybeUninit<u8>` may hold anything.
+    let bytes: &mut [MaybeUninit<u8>] =
+        unsafe { std::slice::from_raw_parts_mut(slots.as_mut_ptr().cast(), bytes_len) };
+    buffer::advise(bytes);
+    bytes
 }
 
 /// The plan for `array`, if its codec chain can be fused: array-to-array codecs of this crate

@@ -1,4 +1,4 @@
-//! The `scale_offset` kernels against the independent model (`tests/reference`): every 8-bit
+//! The `scale_offset` kernels against the independent model (the `reference` crate): every 8-bit
 //! input, and sampled wider inputs, for several offsets and scales, on every instruction set. The
 //! exhaustive 16-bit and the large sampled checks are `#[ignore]`d: `cargo test --release --lib --
 //! --ignored` runs them.

@@ -1,5 +1,5 @@
 //! Seeded random chains of both codecs through the public zarrs API, against the independent model
-//! of both specifications (`tests/reference`): every pair of data types, as chains of one to four
+//! of both specifications (the `reference` crate): every pair of data types, as chains of one to four
 //! codecs (a `scale_offset`, a `cast_value` through a third data type, another `scale_offset`,
 //! the `cast_value` to the stored type) with random offsets and scales, rounding and out-of-range
 //! modes, `scalar_map` entries and fill values, random elements (special values and the fill value

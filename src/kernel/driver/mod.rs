@@ -116,6 +116,19 @@ pub(crate) fn apply_into(
     convert_range(kernel, input, Output::Init(output))
 }
 
+/// Converts `input` into `output`, bytes not yet written, every one of which is written when it
+/// succeeds.
+///
+/// # Errors
+/// Returns the first element without an acceptable result; `output` is then partly written.
+pub(crate) fn apply_uninit(
+    kernel: &dyn Kernel,
+    input: &[u8],
+    output: &mut [MaybeUninit<u8>],
+) -> Result<(), ElementFault> {
+    convert_range(kernel, input, Output::Uninit(output))
+}
+
 /// Converts one element given by its bits; an encode whose result the codec's own decode rejects
 /// gives that result, as a write against the whole chain may take it.
 ///
@@ -252,8 +265,11 @@ fn convert_range(
     Ok(())
 }
 
-/// Copies `source` into the not yet written bytes `target` (of the same length).
-fn write_uninit(target: &mut [MaybeUninit<u8>], source: &[u8]) {
+/// Copies `source` into `target`, of the same length.
+///
+/// # Panics
+/// If the lengths differ.
+pub(crate) fn write_uninit(target: &mut [MaybeUninit<u8>], source: &[u8]) {
     assert_eq!(target.len(), source.len());
     // SAFETY: both slices have `source.len()` bytes, `target` is borrowed mutably so nothing else
     // aliases it, and `u8` has no invalid bit patterns; `MaybeUninit<u8>` has the layout of `u8`.

@@ -1,0 +1,113 @@
+//! Whole reads of the reflectance array (`benches/src/reflectance.rs`) on 1, 2, ... threads: a
+//! rayon pool of that many threads and `CodecOptions` with that concurrent target, in chunks of
+//! 1024 x 1024 and of 256 x 256. `BENCH_THREADS` lists the thread counts (default `1,2`).
+//!
+//! Each thread count has its baselines in the same run:
+//! - `read_into/hand`: the same uint16 chunks read by zarrs into a reused buffer, then converted by
+//!   a plain loop split over the pool;
+//! - `read_into/zarrs`: zarrs' own `retrieve_array_subset_into` with the codecs;
+//! - `read_into/fused`: `FusedReader::retrieve_array_subset_into_opt`;
+//! - `read_vec/hand`, `read_vec/zarrs` and `read_vec/fused`: a new `Vec<f64>` per read: the hand
+//!   loop collecting into a new vector (allocated once, filled in parallel: the floor of any read
+//!   that returns new memory, which the operating system hands out zeroed, page by page), zarrs'
+//!   own, and `FusedReader::retrieve_array_subset_opt`.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_main};
+use rayon::prelude::*;
+use zarrs::array::CodecOptions;
+use zarrs_scale_offset_cast::FusedReader;
+use zarrs_scale_offset_cast_benches::minimal;
+use zarrs_scale_offset_cast_benches::reflectance::{ELEMENTS, arrays, retrieve_into, whole};
+use zarrs_scale_offset_cast_benches::reflectances;
+
+fn thread_counts() -> Vec<usize> {
+    std::env::var("BENCH_THREADS")
+        .unwrap_or_else(|_| "1,2".into())
+        .split(',')
+        .map(|n| {
+            n.trim()
+                .parse()
+                .expect("BENCH_THREADS: numbers separated by commas")
+        })
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let data = reflectances(ELEMENTS);
+    let mut group = c.benchmark_group("threads");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(ELEMENTS as u64));
+    let subset = whole();
+    for chunk in [1024u64, 256] {
+        let arrays = arrays(chunk, &data);
+        let reader = FusedReader::new(&arrays.codecs);
+        assert!(reader.is_fused());
+        let mut output = vec![0f64; ELEMENTS];
+        let mut stored = vec![0u16; ELEMENTS];
+        for threads in thread_counts() {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let options = CodecOptions::default().with_concurrent_target(threads);
+            let id = |name: &str| BenchmarkId::new(name, format!("{chunk}/{threads}"));
+            group.bench_function(id("read_into/hand"), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        let bytes = bytemuck::cast_slice_mut(&mut stored);
+                        retrieve_into(&arrays.hand, bytes, 2, &options);
+                        stored
+                            .par_iter()
+                            .zip(output.par_iter_mut())
+                            .with_min_len(1 << 16)
+                            .for_each(|(x, y)| *y = minimal::decode(*x));
+                    })
+                });
+            });
+            group.bench_function(id("read_into/zarrs"), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        let bytes = bytemuck::cast_slice_mut(&mut output);
+                        retrieve_into(&arrays.codecs, bytes, 8, &options);
+                    })
+                });
+            });
+            group.bench_function(id("read_into/fused"), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        reader
+                            .retrieve_array_subset_into_opt(&subset, &mut output, &options)
+                            .unwrap();
+                    })
+                });
+            });
+            group.bench_function(id("read_vec/zarrs"), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        arrays
+                            .codecs
+                            .retrieve_array_subset_opt::<Vec<f64>>(&subset, &options)
+                            .unwrap()
+                    })
+                });
+            });
+            group.bench_function(id("read_vec/fused"), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        reader
+                            .retrieve_array_subset_opt::<Vec<f64>>(&subset, &options)
+                            .unwrap()
+                    })
+                });
+            });
+        }
+    }
+    group.finish();
+}
+
+fn benches() {
+    let mut criterion = Criterion::default().configure_from_args();
+    bench(&mut criterion);
+}
+
+criterion_main!(benches);

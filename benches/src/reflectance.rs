@@ -1,0 +1,122 @@
+//! The reflectance array of the end-to-end benchmarks: a 4096 x 4096 float64 array stored as
+//! `[scale_offset(offset -0.1, scale 10000), cast_value(uint16, NaN <-> 0, clamp), bytes]` on a
+//! filesystem store, beside the same data as plain uint16 (the hand loop's) and through the
+//! minimal codec.
+
+use std::sync::Arc;
+
+use unsafe_cell_slice::UnsafeCellSlice;
+use zarrs::array::codec::api::ArrayToArrayCodecTraits;
+use zarrs::array::{
+    Array, ArrayBuilder, ArrayBytesDecodeIntoTarget, ArrayBytesFixedDisjointView, ArraySubset,
+    CodecOptions, data_type,
+};
+use zarrs::filesystem::FilesystemStore;
+use zarrs_scale_offset_cast::cast_value::CastValueCodecConfiguration;
+use zarrs_scale_offset_cast::scale_offset::ScaleOffsetCodecConfiguration;
+use zarrs_scale_offset_cast::{CastValueCodec, ScaleOffsetCodec};
+
+use crate::minimal::{self, Minimal};
+
+/// The side of the array.
+pub const SIZE: u64 = 4096;
+/// The elements of the array.
+pub const ELEMENTS: usize = (SIZE * SIZE) as usize;
+
+/// The whole array.
+pub fn whole() -> ArraySubset {
+    ArraySubset::new_with_shape(vec![SIZE, SIZE])
+}
+
+/// The three arrays of one chunk size, written with the same data.
+pub struct Arrays {
+    pub codecs: Array<FilesystemStore>,
+    pub minimal: Array<FilesystemStore>,
+    pub hand: Array<FilesystemStore>,
+    _directory: tempfile::TempDir,
+}
+
+/// The two codecs of the reflectance array.
+pub fn reflectance_codecs() -> Vec<Arc<dyn ArrayToArrayCodecTraits>> {
+    let scale_offset: ScaleOffsetCodecConfiguration =
+        serde_json::from_str(r#"{"offset": -0.1, "scale": 10000}"#).unwrap();
+    let cast_value: CastValueCodecConfiguration = serde_json::from_str(
+        r#"{"data_type": "uint16", "out_of_range": "clamp", "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}"#,
+    )
+    .unwrap();
+    vec![
+        Arc::new(ScaleOffsetCodec::new_with_configuration(&scale_offset).unwrap()),
+        Arc::new(CastValueCodec::new_with_configuration(&cast_value).unwrap()),
+    ]
+}
+
+/// The three arrays of one chunk size, written with `data` (on one thread).
+pub fn arrays(chunk: u64, data: &[f64]) -> Arrays {
+    let directory = tempfile::tempdir().unwrap();
+    let store = Arc::new(FilesystemStore::new(directory.path()).unwrap());
+    let float64 = |codecs: Vec<Arc<dyn ArrayToArrayCodecTraits>>, path: &str| {
+        ArrayBuilder::new(
+            vec![SIZE, SIZE],
+            vec![chunk, chunk],
+            data_type::float64(),
+            f64::NAN,
+        )
+        .array_to_array_codecs(codecs)
+        .build(store.clone(), path)
+        .unwrap()
+    };
+    let codecs = float64(reflectance_codecs(), "/codecs");
+    let minimal = float64(vec![Arc::new(Minimal)], "/minimal");
+    let hand = ArrayBuilder::new(
+        vec![SIZE, SIZE],
+        vec![chunk, chunk],
+        data_type::uint16(),
+        0u16,
+    )
+    .build(store.clone(), "/hand")
+    .unwrap();
+    codecs
+        .store_array_subset_opt(&whole(), data, &one_thread())
+        .unwrap();
+    minimal
+        .store_array_subset_opt(&whole(), data, &one_thread())
+        .unwrap();
+    hand.store_array_subset_opt(&whole(), hand_encode(data), &one_thread())
+        .unwrap();
+    Arrays {
+        codecs,
+        minimal,
+        hand,
+        _directory: directory,
+    }
+}
+
+/// The plain loop a user would write to store reflectances as uint16.
+pub fn hand_encode(data: &[f64]) -> Vec<u16> {
+    data.iter().map(|&x| minimal::encode(x)).collect()
+}
+
+/// Reads the whole array into `output` through zarrs' `retrieve_array_subset_into`.
+pub fn retrieve_into(
+    array: &Array<FilesystemStore>,
+    output: &mut [u8],
+    size: usize,
+    options: &CodecOptions,
+) {
+    let shape = [SIZE, SIZE];
+    let cells = UnsafeCellSlice::new(output);
+    // SAFETY: the only view of `output`, which outlives it.
+    let mut view =
+        unsafe { ArrayBytesFixedDisjointView::new(cells, size, &shape, whole()) }.unwrap();
+    array
+        .retrieve_array_subset_into_opt(
+            &whole(),
+            ArrayBytesDecodeIntoTarget::Fixed(&mut view),
+            options,
+        )
+        .unwrap();
+}
+
+fn one_thread() -> CodecOptions {
+    CodecOptions::default().with_concurrent_target(1)
+}
