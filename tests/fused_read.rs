@@ -510,7 +510,9 @@ fn large_chunks_split_over_threads_read_the_same_and_fail_the_same() {
     let store = Arc::new(MemoryStore::new());
     let array = Array::new_with_metadata(store.clone(), "/", metadata).unwrap();
     let values: Vec<i8> = (0..1024 * 600).map(|i| (i % 251) as i8).collect();
-    array.store_array_subset(&[0..1024, 0..600], values).unwrap();
+    array
+        .store_array_subset(&[0..1024, 0..600], values)
+        .unwrap();
     let whole = ArraySubset::new_with_ranges(&[0..1100, 0..600]);
     assert!(compare(&array, &whole, "large chunks"));
     let rows = ArraySubset::new_with_ranges(&[100..700, 3..597]);
@@ -521,7 +523,11 @@ fn large_chunks_split_over_threads_read_the_same_and_fail_the_same() {
     store
         .set(&StoreKey::new("c/1/0").unwrap(), bytes.into())
         .unwrap();
-    assert!(compare(&array, &whole, "large chunks, one element out of range"));
+    assert!(compare(
+        &array,
+        &whole,
+        "large chunks, one element out of range"
+    ));
     let fine = ArraySubset::new_with_ranges(&[512..900, 0..600]);
     assert!(compare(&array, &fine, "large chunks, the element not read"));
 }
@@ -529,12 +535,7 @@ fn large_chunks_split_over_threads_read_the_same_and_fail_the_same() {
 #[cfg(feature = "ndarray")]
 #[test]
 fn reads_into_ndarray_arrays_have_the_subsets_shape() {
-    let array = array(
-        &reflectance_codecs(),
-        "little",
-        &json!([]),
-        &json!("NaN"),
-    );
+    let array = array(&reflectance_codecs(), "little", &json!([]), &json!("NaN"));
     array
         .store_array_subset(&[0..37, 0..23], values(37 * 23))
         .unwrap();

@@ -1,0 +1,41 @@
+"""Writes a Sentinel-2-like reflectance array for the HTTP timing of `.ci/run`:
+
+    zpy make_large.py OUT SIZE
+
+`OUT/b04`: SIZE x SIZE float64 stored as uint16 by `scale_offset(-0.1, 10000)` and
+`cast_value(uint16, NaN <-> 0, clamp)`, in shards of 1024 x 1024 of inner chunks of 256 x 256,
+compressed with Blosc zstd (bitshuffle); 2% NaN.
+"""
+
+import sys
+
+import numpy as np
+import zarr
+from zarr.codecs import BloscCodec, CastValue, ScaleOffset
+
+out, size = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(7)
+y, x = np.meshgrid(np.linspace(0, 6, size), np.linspace(0, 8, size), indexing="ij")
+data = np.round(0.25 + 0.2 * np.sin(y) * np.cos(x) + rng.normal(0, 0.02, (size, size)), 4)
+data[rng.random((size, size)) < 0.02] = np.nan
+array = zarr.create_array(
+    out,
+    name="b04",
+    shape=data.shape,
+    dtype="float64",
+    chunks=(256, 256),
+    shards=(1024, 1024),
+    fill_value=np.nan,
+    filters=[
+        ScaleOffset(offset=-0.1, scale=10000),
+        CastValue(
+            data_type="uint16",
+            out_of_range="clamp",
+            scalar_map={"encode": [["NaN", 0]], "decode": [[0, "NaN"]]},
+        ),
+    ],
+    compressors=[BloscCodec(cname="zstd", clevel=5, shuffle="bitshuffle")],
+    overwrite=True,
+)
+array[...] = data
+print(f"wrote {out}/b04: {size} x {size}")
