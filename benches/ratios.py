@@ -6,6 +6,8 @@
 - Other rounding modes and `wrap`: their time over nearest-even's.
 - Versus zarr-cast-value: its time over the codec's (how many times faster the codec is).
 - End to end (`array` bench): each path's time over the hand loop's, and over the minimal codec's.
+- Threads (`threads` bench): each read's median time at each thread count, and its time over the
+  hand loop's (reads into a reused buffer) or over the into path's (new vectors).
 """
 
 import json
@@ -82,6 +84,25 @@ def array() -> None:
                 print(f"| {operation} {path} | {chunk} | {t / hand:.2f}x | {over_minimal} |")
 
 
+def threads() -> None:
+    counts = sorted({int(p.name.split("_")[1]) for p in (ROOT / "threads" / "read_into_fused").glob("*_*")})
+    print("| chunks | threads | into: hand loop | zarrs | fused | fused / hand | new Vec: hand loop | zarrs | fused | fused / hand | fused Vec / fused into |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for chunk in ("1024", "256"):
+        for n in counts:
+            t = {name: median_ns("threads", name, f"{chunk}_{n}")
+                 for name in ("read_into_hand", "read_into_zarrs", "read_into_fused",
+                              "read_vec_hand", "read_vec_zarrs", "read_vec_fused")}
+            if not all(t.values()):
+                continue
+            ms = {k: v / 1e6 for k, v in t.items()}
+            print(f"| {chunk}² | {n} | {ms['read_into_hand']:.1f} ms | {ms['read_into_zarrs']:.1f} ms | "
+                  f"{ms['read_into_fused']:.1f} ms | {t['read_into_fused'] / t['read_into_hand']:.2f}x | "
+                  f"{ms['read_vec_hand']:.1f} ms | {ms['read_vec_zarrs']:.1f} ms | "
+                  f"{ms['read_vec_fused']:.1f} ms | {t['read_vec_fused'] / t['read_vec_hand']:.2f}x | "
+                  f"{t['read_vec_fused'] / t['read_into_fused']:.2f}x |")
+
+
 if __name__ == "__main__":
     if (ROOT / "scale_offset").is_dir():
         passes()
@@ -89,3 +110,5 @@ if __name__ == "__main__":
         versus()
     if (ROOT / "array").is_dir():
         array()
+    if (ROOT / "threads").is_dir():
+        threads()

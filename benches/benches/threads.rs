@@ -81,6 +81,19 @@ fn bench(c: &mut Criterion) {
                     })
                 });
             });
+            group.bench_function(id("read_vec/hand"), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        let bytes = bytemuck::cast_slice_mut(&mut stored);
+                        retrieve_into(&arrays.hand, bytes, 2, &options);
+                        stored
+                            .par_iter()
+                            .with_min_len(1 << 16)
+                            .map(|x| minimal::decode(*x))
+                            .collect::<Vec<f64>>()
+                    })
+                });
+            });
             group.bench_function(id("read_vec/zarrs"), |b| {
                 b.iter(|| {
                     pool.install(|| {
