@@ -70,6 +70,17 @@ fn chains_that_can_store_what_an_earlier_codec_cannot_decode_are_rejected() {
             ElementErrorKind::NotExact,
             "choose a scale for codec 1",
         ),
+        // Mapped on decode, a stored 5 becomes -1.0, which no uint32 holds.
+        (
+            "uint32",
+            json!([
+                {"name": "cast_value", "configuration": {"data_type": "float32"}},
+                {"name": "cast_value", "configuration": {"data_type": "uint32", "scalar_map": {"decode": [[5, -1.0]]}}},
+            ]),
+            ArrayBytes::new_flen(bytemuck::cast_slice(&[5u32]).to_vec()),
+            ElementErrorKind::OutOfRange,
+            "set out_of_range to \"clamp\" in codec 1",
+        ),
     ];
     for (data_type, codecs, element, kind, advice) in cases {
         let array = open(data_type, &json!(0), &codecs, 1);

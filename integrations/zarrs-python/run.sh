@@ -33,7 +33,10 @@ printf '\nuse zarrs_scale_offset_cast as _;\n' >> "$work/src/src/lib.rs"
 rm -rf "$work/wheels"
 (cd "$work/src" && CARGO_TARGET_DIR="$work/target" maturin build -q --release -i python3 \
   --compatibility linux --out "$work/wheels")
-chroot "$root" /bin/bash -c '[ -x /opt/zp-zarrs/bin/python ] || /opt/zp/bin/python -m venv --system-site-packages /opt/zp-zarrs'
+# The environment sees zarr-python's packages (numpy, zarr) through a .pth file.
+chroot "$root" /bin/bash -c '[ -x /opt/zp-zarrs/bin/python ] || /opt/zp/bin/python -m venv /opt/zp-zarrs
+  site() { "$1" -c "import site; print(site.getsitepackages()[0])"; }
+  site /opt/zp/bin/python > "$(site /opt/zp-zarrs/bin/python)/zarr-python.pth"'
 stage=$(mktemp -d /tmp/zarrs-python.XXXXXX)
 cp "$work"/wheels/*.whl "$stage/"
 chroot "$root" /bin/bash -c 'exec /opt/zp-zarrs/bin/pip install -q --no-index --no-deps --force-reinstall "$0"/*.whl' "$stage"

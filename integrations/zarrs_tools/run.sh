@@ -2,7 +2,7 @@
 # zarrs_tools (crates.io 0.8.1) with this crate: its released source with two lines added (the
 # dependency, and `use zarrs_scale_offset_cast as _;`), built against this checkout (its Cargo.lock
 # kept; only zarrs moves to 0.23.14). zarrs_info describes a reflectance array zarr-python wrote
-# with `[scale_offset, cast_value(uint16)]` and reads its range; zarrs_reencode rewrites it as plain float32 and back
+# with `[scale_offset, cast_value(uint16)]`; zarrs_reencode rewrites it as plain float32 and back
 # with the two codecs; zarr-python reads all three and compares every value (compare.py).
 #
 # Needs the zarr-python tool (../../../shared/tools/zarr-python) and the package registries. The
@@ -39,7 +39,7 @@ stage=$(mktemp -d /tmp/zarrs-tools.XXXXXX)
 cp -r "$repo/stores/tests/data/sentinel2.zarr/measurements/reflectance/r10m/b04" "$stage/b04"
 "$bin/zarrs_info" "$stage/b04" metadata > "$stage/info.json"
 grep -q '"scale_offset"' "$stage/info.json"
-echo "zarrs_info range: $("$bin/zarrs_info" "$stage/b04" range)"
+# (Not `zarrs_info range`: zarrs_tools 0.8.1 panics on any float array holding NaN, as this one does.)
 "$bin/zarrs_reencode" "$stage/b04" "$stage/float32" --data-type float32 --array-to-array-codecs '[]'
 codecs=$(python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["codecs"][0]["configuration"]["codecs"]; print(json.dumps(c[:2]))' "$stage/b04/zarr.json")
 "$bin/zarrs_reencode" "$stage/float32" "$stage/back" --data-type float64 --array-to-array-codecs "$codecs"

@@ -215,6 +215,30 @@ fn forward_interval(
         }
     } else {
         out.insert_interval(a, b);
+        if want_returns {
+            // A stored value within the image that the decode maps elsewhere: reached from an
+            // input it does not decode to, unless only its own input reaches it.
+            let float_input = matches!(from.kind(), Kind::Float(_));
+            let (a, b) = if a.compare(b) == Some(Ordering::Greater) {
+                (b, a)
+            } else {
+                (a, b)
+            };
+            for (key, value) in step.decode_entries() {
+                if !between(decode(to.kind(), key), a, b) {
+                    continue;
+                }
+                let changed = float_input
+                    || wrapping
+                    || candidates(step, key).into_iter().any(|x| {
+                        let v = decode(from.kind(), x);
+                        within(v) && step.encode(x) == Ok(key) && v != decode(from.kind(), value)
+                    });
+                if changed {
+                    returns.insert(value);
+                }
+            }
+        }
         if want_returns && !step.exact_between(lo, hi) {
             // Decoding after encoding never decreases with the input, so the values it changes
             // lie between what it gives the ends, or their neighbours where an end comes back

@@ -26,7 +26,7 @@ pub(crate) struct Args {
     /// Significant decimal digits of the value of largest magnitude.
     #[arg(long, group = "precision")]
     digits: Option<u32>,
-    /// The compressor after the bytes codec: none, gzip[:LEVEL] or zstd[:LEVEL].
+    /// The compressor after the bytes codec: none, `gzip[:LEVEL]` or `zstd[:LEVEL]`.
     #[arg(long, default_value = "zstd")]
     compressor: String,
 }
