@@ -81,6 +81,18 @@ fn chains_that_can_store_what_an_earlier_codec_cannot_decode_are_rejected() {
             ElementErrorKind::OutOfRange,
             "set out_of_range to \"clamp\" in codec 1",
         ),
+        // Wrapped into int32, 3000000000 (stored as a float32) becomes -1294967296, which no
+        // uint32 holds.
+        (
+            "uint32",
+            json!([
+                {"name": "cast_value", "configuration": {"data_type": "float32"}},
+                {"name": "cast_value", "configuration": {"data_type": "int32", "out_of_range": "wrap"}},
+            ]),
+            ArrayBytes::new_flen(bytemuck::cast_slice(&[3_000_000_000u32]).to_vec()),
+            ElementErrorKind::OutOfRange,
+            "leave out_of_range out of codec 2",
+        ),
     ];
     for (data_type, codecs, element, kind, advice) in cases {
         let array = open(data_type, &json!(0), &codecs, 1);

@@ -239,7 +239,16 @@ fn forward_interval(
                 }
             }
         }
-        if want_returns && !step.exact_between(lo, hi) {
+        if want_returns && wrapping {
+            // Wrapping is not monotonic: any stored value of the range can come back, from an
+            // input it does not decode to.
+            let (range_lo, range_hi) = finite_range(from);
+            let back = |v: Value, extreme: Value| {
+                step.decode(bits_of(to, v))
+                    .map_or(extreme, |x| decode(from.kind(), x))
+            };
+            returns.insert_interval(back(out_lo, range_lo), back(out_hi, range_hi));
+        } else if want_returns && !step.exact_between(lo, hi) {
             // Decoding after encoding never decreases with the input, so the values it changes
             // lie between what it gives the ends, or their neighbours where an end comes back
             // as itself.
