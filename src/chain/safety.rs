@@ -338,7 +338,13 @@ fn decode_all(step: &Step, values: &ValueSet) -> ValueSet {
                 .ok()
                 .map(|x| decode(t.kind(), x))
         };
-        if let (Some(a), Some(b)) = (at(lo), at(hi)) {
+        // A wrapping decode of values beyond its type's range can give any value of the type.
+        let (t_lo, t_hi) = finite_range(t);
+        let beyond = lo.compare(t_lo).is_some_and(Ordering::is_lt)
+            || hi.compare(t_hi).is_some_and(Ordering::is_gt);
+        if step.wraps() && beyond {
+            out.insert_interval(t_lo, t_hi);
+        } else if let (Some(a), Some(b)) = (at(lo), at(hi)) {
             out.insert_interval(a, b);
         }
         for (key, value) in step.decode_entries() {
