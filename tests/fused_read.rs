@@ -278,18 +278,7 @@ fn other_chains_go_through_zarrs_with_the_same_results() {
 #[test]
 fn an_element_that_fails_to_decode_gives_the_error_zarrs_gives() {
     // Stored int16 values decode to int8 through cast_value: 300 is out of range.
-    let metadata: ArrayMetadata = serde_json::from_value(json!({
-        "zarr_format": 3, "node_type": "array", "shape": [4, 4], "data_type": "int8",
-        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 4]}},
-        "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
-        "codecs": [
-            {"name": "cast_value", "configuration": {"data_type": "int16"}},
-            {"name": "bytes", "configuration": {"endian": "little"}}
-        ],
-    }))
-    .unwrap();
-    let store = Arc::new(MemoryStore::new());
-    let array = Array::new_with_metadata(store.clone(), "/", metadata).unwrap();
+    let (store, array) = int8_stored_as_int16(&[4, 4], &[2, 4], 0);
     array
         .store_array_subset(&[0..2, 0..4], vec![1i8, 2, 3, 4, 5, 6, 7, 8])
         .unwrap();
@@ -497,18 +486,7 @@ fn a_scalar_map_value_whose_decode_overflows_fails_as_zarrs_does() {
 fn large_chunks_split_over_threads_read_the_same_and_fail_the_same() {
     // Chunks of 307,200 elements: on several threads each is decoded in parts. One element of the
     // second chunk (int16 300) does not fit int8, deep inside a later part.
-    let metadata: ArrayMetadata = serde_json::from_value(json!({
-        "zarr_format": 3, "node_type": "array", "shape": [1100, 600], "data_type": "int8",
-        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [512, 600]}},
-        "chunk_key_encoding": {"name": "default"}, "fill_value": -1,
-        "codecs": [
-            {"name": "cast_value", "configuration": {"data_type": "int16"}},
-            {"name": "bytes", "configuration": {"endian": "little"}}
-        ],
-    }))
-    .unwrap();
-    let store = Arc::new(MemoryStore::new());
-    let array = Array::new_with_metadata(store.clone(), "/", metadata).unwrap();
+    let (store, array) = int8_stored_as_int16(&[1100, 600], &[512, 600], -1);
     let values: Vec<i8> = (0..1024 * 600).map(|i| (i % 251) as i8).collect();
     array
         .store_array_subset(&[0..1024, 0..600], values)
@@ -550,4 +528,25 @@ fn reads_into_ndarray_arrays_have_the_subsets_shape() {
     );
     let wrong = reader.retrieve_array_subset::<ndarray::Array3<f64>>(&[1..7, 2..5]);
     assert!(wrong.unwrap_err().to_string().contains("3 dimensions"));
+}
+
+/// An int8 array stored as `[cast_value(int16), bytes]` in memory, and its store.
+fn int8_stored_as_int16(
+    shape: &[u64],
+    chunk: &[u64],
+    fill: i8,
+) -> (Arc<MemoryStore>, Array<MemoryStore>) {
+    let metadata: ArrayMetadata = serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": shape, "data_type": "int8",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunk}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": fill,
+        "codecs": [
+            {"name": "cast_value", "configuration": {"data_type": "int16"}},
+            {"name": "bytes", "configuration": {"endian": "little"}}
+        ],
+    }))
+    .unwrap();
+    let store = Arc::new(MemoryStore::new());
+    let array = Array::new_with_metadata(store.clone(), "/", metadata).unwrap();
+    (store, array)
 }
