@@ -188,6 +188,17 @@ fn forward_interval(
     } else {
         (image(lo, !increasing), image(hi, increasing))
     };
+    // Whether the stored value `y`, which decodes to `back`, is reached from an input within
+    // `[lo, hi]` other than `back` (any float input may round to it; wrapping reaches anything).
+    let float_input = matches!(from.kind(), Kind::Float(_));
+    let changed = |y: u64, back: u64| {
+        float_input
+            || wrapping
+            || candidates(step, y).into_iter().any(|x| {
+                let v = decode(from.kind(), x);
+                within(v) && step.encode(x) == Ok(y) && v != decode(from.kind(), back)
+            })
+    };
     if enumerable(to) {
         // Each value of the narrow output: reached, and reached from a value it does not
         // decode to?
@@ -199,16 +210,10 @@ fn forward_interval(
         }
         if want_returns {
             let backs = step.decode_all(&ys);
-            let float_input = matches!(from.kind(), Kind::Float(_));
             for (&y, back) in ys.iter().zip(backs) {
-                let Ok(back) = back else { continue };
-                let changed = float_input
-                    || wrapping
-                    || candidates(step, y).into_iter().any(|x| {
-                        let v = decode(from.kind(), x);
-                        within(v) && step.encode(x) == Ok(y) && v != decode(from.kind(), back)
-                    });
-                if changed {
+                if let Ok(back) = back
+                    && changed(y, back)
+                {
                     returns.insert(back);
                 }
             }
@@ -218,23 +223,13 @@ fn forward_interval(
         if want_returns {
             // A stored value within the image that the decode maps elsewhere: reached from an
             // input it does not decode to, unless only its own input reaches it.
-            let float_input = matches!(from.kind(), Kind::Float(_));
             let (a, b) = if a.compare(b) == Some(Ordering::Greater) {
                 (b, a)
             } else {
                 (a, b)
             };
             for (key, value) in step.decode_entries() {
-                if !between(decode(to.kind(), key), a, b) {
-                    continue;
-                }
-                let changed = float_input
-                    || wrapping
-                    || candidates(step, key).into_iter().any(|x| {
-                        let v = decode(from.kind(), x);
-                        within(v) && step.encode(x) == Ok(key) && v != decode(from.kind(), value)
-                    });
-                if changed {
+                if between(decode(to.kind(), key), a, b) && changed(key, value) {
                     returns.insert(value);
                 }
             }
