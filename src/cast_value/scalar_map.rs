@@ -71,43 +71,42 @@ pub(crate) fn lookup(entries: &[MapEntry], value: Value) -> Option<u64> {
         .map(|entry| entry.value_bits)
 }
 
-/// A map typed for a kernel reading `S` and writing `O`.
+/// A map for a kernel, its keys encoded as the kernel reads its input and its mapped values as
+/// the kernel writes them (compiled once; only the loops that apply it are typed).
 ///
 /// Entries whose mapped value the decode of the same configuration rejects are kept apart
 /// (`poisoned`): an element matching one is left to the exact path, which reports it.
 #[derive(Debug)]
-pub(crate) struct ScalarMap<S: MapInput, O: Storage> {
-    /// `(key, key is NaN, mapped value)`.
-    entries: Vec<(S, bool, O)>,
-    /// `(key, key is NaN)` of the poisoned entries.
-    poisoned: Vec<(S, bool)>,
+pub(crate) struct ScalarMap {
+    /// `(key bits, key is NaN, mapped value bits)`.
+    entries: Vec<(u64, bool, u64)>,
+    /// `(key bits, key is NaN)` of the poisoned entries.
+    poisoned: Vec<(u64, bool)>,
 }
 
-impl<S: MapInput, O: Storage> ScalarMap<S, O> {
-    /// Types the entries for input elements held as `storage` (which holds every key exactly);
+impl ScalarMap {
+    /// Encodes the keys for input elements held as `storage` (which holds every key exactly);
     /// `poisoned` tells the entries to keep apart.
     pub(crate) fn new(
         entries: &[MapEntry],
         storage: NumericType,
-        poisoned: impl Fn(&MapEntry) -> bool,
+        poisoned: &dyn Fn(&MapEntry) -> bool,
     ) -> Self {
-        let key = |entry: &MapEntry| {
-            let bits = encode(entry.key, storage.kind(), RoundingMode::NearestEven, None)
-                .expect("the storage holds every key exactly");
-            (S::from_bits(bits), entry.key.is_nan())
+        let mut map = Self {
+            entries: Vec::new(),
+            poisoned: Vec::new(),
         };
-        let (bad, good): (Vec<&MapEntry>, Vec<&MapEntry>) =
-            entries.iter().partition(|entry| poisoned(entry));
-        Self {
-            entries: good
-                .into_iter()
-                .map(|entry| {
-                    let (k, nan) = key(entry);
-                    (k, nan, O::from_bits(entry.value_bits))
-                })
-                .collect(),
-            poisoned: bad.into_iter().map(key).collect(),
+        for entry in entries {
+            let key = encode(entry.key, storage.kind(), RoundingMode::NearestEven, None)
+                .expect("the storage holds every key exactly");
+            if poisoned(entry) {
+                map.poisoned.push((key, entry.key.is_nan()));
+            } else {
+                map.entries
+                    .push((key, entry.key.is_nan(), entry.value_bits));
+            }
         }
+        map
     }
 
     /// Whether an element matches the key `(key, key is NaN)`.
@@ -116,7 +115,7 @@ impl<S: MapInput, O: Storage> ScalarMap<S, O> {
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    fn matches(x: S, key: S, key_is_nan: bool) -> bool {
+    fn matches<S: MapInput>(x: S, key: S, key_is_nan: bool) -> bool {
         if key_is_nan { x.key_is_nan() } else { x == key }
     }
 
@@ -127,8 +126,9 @@ impl<S: MapInput, O: Storage> ScalarMap<S, O> {
         reason = "inlined into each instruction set's copy of the loop"
     )]
     #[inline(always)]
-    pub(crate) fn overwrite(&self, input: &[S], output: &mut [O]) -> bool {
+    pub(crate) fn overwrite<S: MapInput, O: Storage>(&self, input: &[S], output: &mut [O]) -> bool {
         for &(key, key_is_nan, mapped) in &self.entries {
+            let (key, mapped) = (S::from_bits(key), O::from_bits(mapped));
             let items = input.iter().zip(output.iter_mut());
             if key_is_nan {
                 for (&x, y) in items {
@@ -142,16 +142,17 @@ impl<S: MapInput, O: Storage> ScalarMap<S, O> {
         }
         let mut hit = false;
         for &(key, key_is_nan) in &self.poisoned {
+            let key = S::from_bits(key);
             hit |= input.iter().any(|&x| Self::matches(x, key, key_is_nan));
         }
         hit
     }
 
     /// Whether the element is settled by a (not poisoned) entry.
-    pub(crate) fn settles(&self, x: S) -> bool {
+    pub(crate) fn settles<S: MapInput>(&self, x: S) -> bool {
         self.entries
             .iter()
-            .any(|&(key, nan, _)| Self::matches(x, key, nan))
+            .any(|&(key, nan, _)| Self::matches(x, S::from_bits(key), nan))
     }
 }
 
@@ -209,13 +210,17 @@ mod tests {
             NumericType::UInt8,
         )
         .unwrap();
-        let map =
-            ScalarMap::<f64, u8>::new(&read, NumericType::Float64, |entry| entry.value_bits == 4);
+        let map = ScalarMap::new(&read, NumericType::Float64, &|entry| entry.value_bits == 4);
         let input = [f64::NAN, -0.0, 1.0];
         let mut output = [7u8; 3];
         assert!(!map.overwrite(&input, &mut output));
         assert_eq!(output, [0, 9, 7]);
         assert!(map.settles(f64::NAN) && map.settles(0.0) && !map.settles(2.5));
         assert!(map.overwrite(&[1.0, 2.5], &mut [0u8; 2]));
+        // Keys are encoded for the storage that holds the input (float32 here).
+        let map = ScalarMap::new(&read, NumericType::Float32, &|_| false);
+        let mut output = [7u8; 4];
+        assert!(!map.overwrite(&[f32::NAN, -0.0, 2.5, 1.0], &mut output));
+        assert_eq!(output, [0, 9, 4, 7]);
     }
 }

@@ -122,7 +122,9 @@ fn storage_kernel(spec: &CastSpec, storage: NumericType) -> Arc<dyn Kernel> {
         (false, Kind::Int(format)) => {
             with_float_storage!(storage, F => float_to_int::<F>(spec, storage, format))
         }
-        (true, Kind::Int(format)) => with_int_storage!(storage, S => int_to_int::<S>(spec, format)),
+        // One-byte integers go by table (`cast_kernel`).
+        (true, Kind::Int(format)) => with_storage!(storage, S => int_to_int::<S>(spec, format),
+            Int16: i16, Int32: i32, Int64: i64, UInt16: u16, UInt32: u32, UInt64: u64),
         (false, Kind::Float(_)) => with_float_storage!(storage, F => {
             with_float_storage!(to, G => build(FloatToFloat::<F, G>::new(spec.forward.rounding), spec, storage, &spec.forward.map))
         }),
@@ -152,7 +154,7 @@ fn build<P: FastPath>(
     storage: NumericType,
     map: &[MapEntry],
 ) -> Arc<dyn Kernel> {
-    let map = ScalarMap::<P::In, P::Out>::new(map, storage, |entry| spec.poisoned(entry));
+    let map = ScalarMap::new(map, storage, &|entry| spec.poisoned(entry));
     Arc::new(CastKernel::new(fast, map, spec.checked(storage), spec.isa))
 }
 

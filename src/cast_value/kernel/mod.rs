@@ -70,7 +70,7 @@ pub(crate) trait FastPath: Send + Sync + Debug + 'static {
 #[derive(Debug)]
 pub(crate) struct CastKernel<P: FastPath> {
     fast: P,
-    map: ScalarMap<P::In, P::Out>,
+    map: ScalarMap,
     /// The exact path; its input type is the storage type (`storage`).
     exact: CheckedCast,
     /// The numeric type the input storage holds (for reporting values).
@@ -79,12 +79,7 @@ pub(crate) struct CastKernel<P: FastPath> {
 }
 
 impl<P: FastPath> CastKernel<P> {
-    pub(crate) fn new(
-        fast: P,
-        map: ScalarMap<P::In, P::Out>,
-        exact: CheckedCast,
-        isa: Isa,
-    ) -> Self {
+    pub(crate) fn new(fast: P, map: ScalarMap, exact: CheckedCast, isa: Isa) -> Self {
         let storage = exact.forward.from;
         Self {
             fast,

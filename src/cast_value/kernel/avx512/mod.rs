@@ -221,11 +221,13 @@ impl Narrow {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw")]
     unsafe fn store(&self, width: usize, any: bool, words: [__m512i; 4], at: *mut u8) {
+        let [d0, d1, d2, d3] = words;
         let [d0, d1, d2, d3] = if any {
             let mask = _mm512_set1_epi32(if width == 1 { 0xFF } else { 0xFFFF });
-            words.map(|d| _mm512_and_si512(d, mask))
+            let low = |d| _mm512_and_si512(d, mask);
+            [low(d0), low(d1), low(d2), low(d3)]
         } else {
-            words
+            [d0, d1, d2, d3]
         };
         let signed = self.signed && !any;
         // SAFETY: the caller's guarantee (unaligned stores).
@@ -282,19 +284,30 @@ unsafe fn groups<
         _mm512_set1_epi32(0x1111_1100),
         _mm512_set1_epi32(0x0055_0000),
     );
-    // Clamped: +Infinity in the lanes where an element was infinite, in four chains (a fixup
-    // takes four cycles). Otherwise: the least and largest integers.
+    // The constants, each splat written out (an array's `map` would cost every copy of this loop
+    // instantiations of its own).
     // SAFETY: the caller's CPU has the instruction sets (here and for every method of `R` and
     // `Narrow` below).
-    let (constants, narrow, mut least, mut most) = unsafe {
+    let (lo, hi, nan, sign, half, zero) = unsafe {
         (
-            [c.lo, c.hi, c.nan, -0.0, R::BELOW_HALF, 0.0].map(|x| R::splat(x)),
+            R::splat(c.lo),
+            R::splat(c.hi),
+            R::splat(c.nan),
+            R::splat(-0.0),
+            R::splat(R::BELOW_HALF),
+            R::splat(0.0),
+        )
+    };
+    // Clamped: +Infinity in the lanes where an element was infinite, in four chains (a fixup
+    // takes four cycles). Otherwise: the least and largest integers.
+    // SAFETY: as above.
+    let (narrow, mut least, mut most) = unsafe {
+        (
             Narrow::new(c.lo, c.width, PACKED),
             R::splat_extreme::<true>(),
             R::splat_extreme::<false>(),
         )
     };
-    let [lo, hi, nan, sign, half, zero] = constants;
     let mut infinite = [zero; 4];
     let mut done = 0;
     while done + GROUP <= input.len() {
