@@ -230,6 +230,10 @@ fuzz_target!(|input: Input| {
         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunk}},
         "chunk_key_encoding": {"name": "default"}, "fill_value": scalar(from, input.fill), "codecs": codecs,
     });
+    if std::env::var_os("ROUND_TRIP_PRINT").is_some() {
+        // The array of a failing input, to reproduce it outside the fuzzer.
+        eprintln!("{metadata:#}\nwritten {:?} of {shape:?}: {:?}", input.written, input.data);
+    }
     let Ok(metadata) = serde_json::from_value::<ArrayMetadata>(metadata) else {
         return;
     };

@@ -36,8 +36,16 @@ impl ElementCast {
     pub(crate) fn cast(&self, x: Value) -> Result<u64, FaultKind> {
         match lookup(&self.map, x) {
             Some(bits) => Ok(bits),
-            None => encode(x, self.to.kind(), self.rounding, self.out_of_range),
+            None => self.cast_unmapped(x),
         }
+    }
+
+    /// [`Self::cast`] without the `scalar_map`: steps 2 and 3 of the procedure.
+    ///
+    /// # Errors
+    /// Returns why no output is acceptable.
+    pub(crate) fn cast_unmapped(&self, x: Value) -> Result<u64, FaultKind> {
+        encode(x, self.to.kind(), self.rounding, self.out_of_range)
     }
 
     /// The same cast without its `scalar_map`.

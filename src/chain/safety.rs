@@ -18,7 +18,7 @@ use std::sync::{Mutex, PoisonError};
 use super::step::Step;
 use super::values::{ValueSet, enumerable, finite_range, neighbour};
 use crate::error::fault::FaultKind;
-use crate::numeric::{Kind, RoundingMode, Value, decode, encode};
+use crate::numeric::{Kind, NumericType, RoundingMode, Value, decode, encode};
 
 /// A value that a codec's decode cannot take, although a later codec can hand it back.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,8 +144,12 @@ fn forward(
             .map(|v| bits_of(from, v))
             .collect();
         through(&ends, &mut out, &mut returns);
-        if want_returns || onwards {
-            forward_interval(step, (lo, hi), want_returns, &mut out, &mut returns);
+        // The keys went through as they are; the values between them follow the procedure
+        // without the map.
+        if (want_returns || onwards)
+            && let Some(inner) = trim(from, (lo, hi), &step.encode_keys())
+        {
+            forward_interval(step, inner, want_returns, &mut out, &mut returns);
         }
     }
     (out, returns)
@@ -156,12 +160,29 @@ fn between(v: Value, lo: Value, hi: Value) -> bool {
     v.compare(lo).is_some_and(Ordering::is_ge) && v.compare(hi).is_some_and(Ordering::is_le)
 }
 
+/// The least and the greatest value of `t` within `[lo, hi]` that are not among `keys` (none if
+/// every value there is a key).
+fn trim(t: NumericType, (lo, hi): (Value, Value), keys: &[Value]) -> Option<(Value, Value)> {
+    let is_key = |v: Value| keys.iter().any(|key| key.same_number(v));
+    let inward = |mut v: Value, up: bool| {
+        while is_key(v) {
+            v = decode(t.kind(), neighbour(t, bits_of(t, v), up)?);
+            if !between(v, lo, hi) {
+                return None;
+            }
+        }
+        Some(v)
+    };
+    Some((inward(lo, true)?, inward(hi, false)?))
+}
+
 /// The encoding of a value of `t`.
-fn bits_of(t: crate::numeric::NumericType, v: Value) -> u64 {
+fn bits_of(t: NumericType, v: Value) -> u64 {
     encode(v, t.kind(), RoundingMode::NearestEven, None).expect("a value of the type")
 }
 
-/// [`forward`] of the values of the type strictly between `lo` and `hi`.
+/// [`forward`] of the values of the type between `lo` and `hi`, neither of them a `scalar_map` key
+/// of the encode.
 fn forward_interval(
     step: &Step,
     (lo, hi): (Value, Value),
@@ -239,17 +260,17 @@ fn forward_interval(
             // input it does not decode to.
             let (range_lo, range_hi) = finite_range(from);
             let back = |v: Value, extreme: Value| {
-                step.decode(bits_of(to, v))
+                step.decode_unmapped(bits_of(to, v))
                     .map_or(extreme, |x| decode(from.kind(), x))
             };
             returns.insert_interval(back(out_lo, range_lo), back(out_hi, range_hi));
         } else if want_returns && !step.exact_between(lo, hi) {
             // Decoding after encoding never decreases with the input, so the values it changes
             // lie between what it gives the ends, or their neighbours where an end comes back
-            // as itself.
+            // as itself (without the map: the keys and the decode's entries went on their own).
             let round_trip = |v: Value| {
-                step.encode(bits(v))
-                    .and_then(|y| step.decode(y))
+                step.encode_unmapped(bits(v))
+                    .and_then(|y| step.decode_unmapped(y))
                     .ok()
                     .map(|x| decode(from.kind(), x))
             };
@@ -299,11 +320,16 @@ fn first_failure(step: &Step, values: &ValueSet) -> Option<(Value, FaultKind)> {
     let bits = |v: Value| {
         encode(v, t.kind(), RoundingMode::NearestEven, None).expect("a value of the type")
     };
+    // The ends, and the values nearest them that are not keys of the decode's map (a key
+    // decodes to its entry, the values beside it by the procedure).
+    let keys = step.decode_keys();
     let mut probes = vec![lo, hi];
-    if lo.compare(Value::zero(false)).is_some_and(Ordering::is_le)
-        && hi.compare(Value::zero(false)).is_some_and(Ordering::is_ge)
-    {
-        probes.push(Value::zero(false));
+    probes.extend(trim(t, (lo, hi), &keys).map_or(Vec::new(), |(a, b)| vec![a, b]));
+    let zero = Value::zero(false);
+    if between(zero, lo, hi) {
+        probes.push(zero);
+        probes.extend(trim(t, (lo, zero), &keys).map(|(_, below)| below));
+        probes.extend(trim(t, (zero, hi), &keys).map(|(above, _)| above));
     }
     // An integer `scale_offset` decode fails for values that its scale does not divide: an
     // interval of two integers or more holds one unless the scale is ±1.
@@ -339,8 +365,13 @@ fn decode_all(step: &Step, values: &ValueSet) -> ValueSet {
             || hi.compare(t_hi).is_some_and(Ordering::is_gt);
         if step.wraps() && beyond {
             out.insert_interval(t_lo, t_hi);
-        } else if let (Some(a), Some(b)) = (at(lo), at(hi)) {
-            out.insert_interval(a, b);
+        } else if let Some((lo, hi)) = trim(from, (lo, hi), &step.decode_keys()) {
+            // The keys are decoded below; the values between decode by the procedure, in order
+            // (the whole type, should an end fail: `first_failure` came first).
+            match (at(lo), at(hi)) {
+                (Some(a), Some(b)) => out.insert_interval(a, b),
+                _ => out.insert_interval(t_lo, t_hi),
+            }
         }
         for (key, value) in step.decode_entries() {
             let k = decode(from.kind(), key);

@@ -98,6 +98,30 @@ impl Step {
         }
     }
 
+    /// [`Self::encode`] without `scalar_map` entries: a function that never decreases with its
+    /// input (never increases, for a negative scale), apart from `wrap`, which the entries
+    /// interrupt at their keys.
+    ///
+    /// # Errors
+    /// Returns why the element cannot be encoded.
+    pub(crate) fn encode_unmapped(&self, bits: u64) -> Result<u64, FaultKind> {
+        match self {
+            Self::ScaleOffset { .. } => self.encode(bits),
+            Self::CastValue { encode, .. } => encode.cast_unmapped(decode_value(encode.from, bits)),
+        }
+    }
+
+    /// [`Self::decode`] without `scalar_map` entries (monotonic as [`Self::encode_unmapped`]).
+    ///
+    /// # Errors
+    /// Returns why the element cannot be decoded.
+    pub(crate) fn decode_unmapped(&self, bits: u64) -> Result<u64, FaultKind> {
+        match self {
+            Self::ScaleOffset { .. } => self.decode(bits),
+            Self::CastValue { decode, .. } => decode.cast_unmapped(decode_value(decode.from, bits)),
+        }
+    }
+
     /// [`Self::encode`] of every element of `bits`.
     pub(crate) fn encode_all(&self, bits: &[u64]) -> Vec<Result<u64, FaultKind>> {
         self.all(0, bits, |x| self.encode(x))
@@ -162,6 +186,14 @@ impl Step {
         match self {
             Self::ScaleOffset { .. } => Vec::new(),
             Self::CastValue { encode, .. } => encode.map.iter().map(|entry| entry.key).collect(),
+        }
+    }
+
+    /// The `scalar_map` keys of the decode (values of [`Self::output`]).
+    pub(crate) fn decode_keys(&self) -> Vec<Value> {
+        match self {
+            Self::ScaleOffset { .. } => Vec::new(),
+            Self::CastValue { decode, .. } => decode.map.iter().map(|entry| entry.key).collect(),
         }
     }
 
