@@ -2,8 +2,9 @@
 //! of both specifications (the `reference` crate): every pair of data types, as chains of one to four
 //! codecs (a `scale_offset`, a `cast_value` through a third data type, another `scale_offset`,
 //! the `cast_value` to the stored type) with random offsets and scales, rounding and out-of-range
-//! modes, `scalar_map` entries and fill values, random elements (special values and the fill value
-//! among them), edge chunks, and sometimes `transpose` and `sharding_indexed`. For every array:
+//! modes, `scalar_map` entries and fill values, random elements (special values, the ends of
+//! each type's range and the fill value among them; as `scalar_map` keys too), edge chunks, and
+//! sometimes `transpose` and `sharding_indexed`. For every array:
 //! - nothing panics, and [`validate_array`] decides the chain: a chain it rejects for a value an
 //!   earlier codec cannot decode is counted (and, for data types of up to 16 bits, confirmed by
 //!   the model: some input writes and cannot be read back);

@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use serde_json::{Value as Json, json};
 
-use zarrs_scale_offset_cast_reference::{RefValue, Seeded, decode, is_integer, size};
+use zarrs_scale_offset_cast_reference::{
+    RefValue, Seeded, Type, decode, describe, is_integer, size,
+};
 
 /// A seeded random source with helpers.
 pub(crate) struct Random(pub(crate) Seeded);
@@ -127,13 +129,57 @@ pub(crate) fn bits_of(name: &str, value: RefValue) -> Option<u64> {
     }
 }
 
-/// Bits of an element of `name`: moderate values, special values, or random bits; only moderate
-/// values when `gentle`.
+/// Bits of the least or the greatest finite value of `name`, or of the value next to it inwards
+/// (where rounding and `scalar_map` keys at the ends of ranges meet).
+fn extreme(random: &mut Random, name: &str) -> u64 {
+    let (top, inward) = (random.chance(50), random.chance(50));
+    if let Type::Int { bits, signed } = describe(name) {
+        let (min, max) = if signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        let end = if top {
+            max - i128::from(inward)
+        } else {
+            min + i128::from(inward)
+        };
+        return bits_of(name, RefValue::Int(end)).expect("an integer of the type");
+    }
+    let (max, sign): (u64, u64) = match name {
+        "float16" => (0x7bff, 0x8000),
+        "bfloat16" => (0x7f7f, 0x8000),
+        "float32" => (0x7f7f_ffff, 0x8000_0000),
+        "float64" => (0x7fef_ffff_ffff_ffff, 1 << 63),
+        _ => {
+            let mut finite: Vec<(u64, f64)> = one_byte_values(name)
+                .iter()
+                .filter_map(|&(bits, v)| match v {
+                    RefValue::Float(x) => Some((bits, x)),
+                    _ => None,
+                })
+                .collect();
+            finite.sort_by(|a, b| a.1.total_cmp(&b.1));
+            let i = usize::from(inward);
+            return if top {
+                finite[finite.len() - 1 - i].0
+            } else {
+                finite[i].0
+            };
+        }
+    };
+    let magnitude = max - u64::from(inward);
+    if top { magnitude } else { sign | magnitude }
+}
+
+/// Bits of an element of `name`: moderate values, special values, the ends of its range, or random
+/// bits; only moderate values when `gentle`.
 pub(crate) fn element(random: &mut Random, name: &str, gentle: bool) -> u64 {
     loop {
-        let choice = if gentle { 4 } else { random.below(5) };
+        let choice = if gentle { 4 } else { random.below(6) };
         let candidate = match choice {
             0 | 1 => Some(random.next()),
+            5 => Some(extreme(random, name)),
             2 if !is_integer(name) => {
                 let special = random.pick(&[
                     f64::NAN,
