@@ -47,14 +47,6 @@ impl ElementCast {
     pub(crate) fn cast_unmapped(&self, x: Value) -> Result<u64, FaultKind> {
         encode(x, self.to.kind(), self.rounding, self.out_of_range)
     }
-
-    /// The same cast without its `scalar_map`.
-    pub(crate) fn without_map(&self) -> Self {
-        Self {
-            map: Vec::new(),
-            ..self.clone()
-        }
-    }
 }
 
 /// A cast whose output, when `back` is set (encoding), must be accepted by `back` (the decode of
@@ -105,10 +97,9 @@ pub(crate) fn int_to_float_safe_range(cast: &ElementCast) -> Option<(i128, i128)
             Value::from_u64(u64::try_from(x).expect("a 64-bit integer"))
         }
     };
-    let plain = cast.without_map();
     // Whether x's output, as a value, lies within [min, max].
     let within = |x: i128| {
-        plain.cast(value(x)).is_ok_and(|bits| {
+        cast.cast_unmapped(value(x)).is_ok_and(|bits| {
             let y = decode(cast.to.kind(), bits);
             encode(y, cast.from.kind(), RoundingMode::TowardsZero, None).is_ok()
         })

@@ -219,8 +219,7 @@ impl Step {
                 (Kind::Int(_), Kind::Int(_)) => {
                     let within = |v| {
                         encode
-                            .without_map()
-                            .cast(v)
+                            .cast_unmapped(v)
                             .is_ok_and(|b| decode(encode.to.kind(), b) == v)
                     };
                     within(lo) && within(hi)
