@@ -241,6 +241,44 @@ fn missing_partial_and_edge_chunks_read_the_same_in_both_endiannesses_and_compre
 }
 
 #[test]
+fn chunks_of_unequal_sizes_and_single_layers_read_the_same() {
+    // A 3-D array on a rectangular grid: chunks of 1, 3 and 2 layers, of 4, 1, 7 and 5 rows, and
+    // of 6 and 8 columns; partly written.
+    let metadata: ArrayMetadata = serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": [6, 17, 14], "data_type": "float64",
+        "chunk_grid": {"name": "rectangular",
+            "configuration": {"chunk_shape": [[1, 3, 2], [4, 1, 7, 5], [6, 8]]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN",
+        "codecs": [reflectance_codecs()[0], reflectance_codecs()[1],
+            {"name": "bytes", "configuration": {"endian": "little"}}],
+    }))
+    .unwrap();
+    let array = Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", metadata).unwrap();
+    array
+        .store_array_subset(&[0..5, 0..17, 0..14], values(5 * 17 * 14))
+        .unwrap();
+    let mut checked = 0;
+    for ranges in [
+        [0..6, 0..17, 0..14],
+        [1..2, 0..17, 0..14],
+        [2..3, 3..16, 2..13],
+        [2..3, 4..5, 0..14],
+        [3..4, 4..5, 5..7],
+        [4..5, 9..10, 13..14],
+        [0..6, 5..6, 0..14],
+        [1..5, 2..13, 5..9],
+    ] {
+        assert!(compare(
+            &array,
+            &ArraySubset::new_with_ranges(&ranges),
+            "rectangular"
+        ));
+        checked += 1;
+    }
+    assert_eq!(checked, 8);
+}
+
+#[test]
 fn other_chains_go_through_zarrs_with_the_same_results() {
     let sharded: ArrayMetadata = serde_json::from_value(json!({
         "zarr_format": 3, "node_type": "array", "shape": [20, 20], "data_type": "float64",

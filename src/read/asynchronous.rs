@@ -109,8 +109,9 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
         options: &CodecOptions,
     ) -> Result<(), ArrayError> {
         let array = self.array;
-        let mut works = pieces::split(array, subset, output, plan.kernel.sizes().1)?;
-        let (limit, chunk_options) = concurrency(array, &works, options)?;
+        let threads = options.concurrent_target();
+        let mut works = pieces::split(array, subset, output, plan.kernel.sizes().1, threads)?;
+        let (limit, chunk_options) = concurrency(works.len(), options);
         let fill = array.fill_value().as_ne_bytes();
         for batch in works.chunks_mut(BATCH) {
             let encoded: Vec<_> = futures::stream::iter(

@@ -19,9 +19,7 @@ use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use zarrs::array::codec::api::ArrayCodecTraits;
 use zarrs::array::codec::{BytesCodec, CodecChain};
-use zarrs::array::concurrency::concurrency_chunks_and_codec;
 use zarrs::array::{
     Array, ArrayBytes, ArrayError, ArraySubset, ArraySubsetTraits, CodecOptions, DataType, Element,
     FillValue,
@@ -194,8 +192,9 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         options: &CodecOptions,
     ) -> Result<(), ArrayError> {
         let array = self.array;
-        let works = pieces::split(array, subset, output, plan.kernel.sizes().1)?;
-        let (limit, options) = concurrency(array, &works, options)?;
+        let threads = options.concurrent_target();
+        let works = pieces::split(array, subset, output, plan.kernel.sizes().1, threads)?;
+        let (limit, options) = concurrency(works.len(), options);
         let fill = array.fill_value().as_ne_bytes();
         let read = |mut work: ChunkWork<'_>| {
             let filled = match array.retrieve_encoded_chunk(&work.indices)? {
@@ -263,30 +262,24 @@ fn element_count(subset: &dyn ArraySubsetTraits) -> Result<usize, ArrayError> {
         .map_err(|_| ArrayError::Other("the subset has too many elements".into()))
 }
 
-/// The number of chunks to read at once and the codec options of each, as zarrs decides them for
-/// its own reads of the same chunks.
-fn concurrency<TStorage: ?Sized>(
-    array: &Array<TStorage>,
-    works: &[ChunkWork<'_>],
-    options: &CodecOptions,
-) -> Result<(usize, CodecOptions), ArrayError> {
-    let Some(first) = works.first() else {
-        return Ok((1, *options));
-    };
-    let chunk_shape = array.chunk_shape(&first.indices)?;
-    let codec = array
-        .codecs()
-        .recommended_concurrency(&chunk_shape, array.data_type())?;
-    Ok(concurrency_chunks_and_codec(
-        options.concurrent_target(),
-        works.len(),
-        options,
-        &codec,
-    ))
+/// The number of chunks to read at once and the codec options of each: as many chunks as the
+/// concurrent target allows (at least zarrs' chunk concurrent minimum), since each is read and
+/// decoded by one task; the rest of the target goes to the work inside each chunk, where there
+/// are fewer chunks than that.
+fn concurrency(chunks: usize, options: &CodecOptions) -> (usize, CodecOptions) {
+    let target = options.concurrent_target().max(1);
+    let chunks = chunks.max(1);
+    let outer = target
+        .min(chunks)
+        .max(options.chunk_concurrent_minimum().min(chunks));
+    (
+        outer,
+        options.with_concurrent_target(target.div_ceil(outer)),
+    )
 }
 
 /// Runs `op` on every item, at most `limit` at a time on rayon threads; the first error.
-fn for_each_limited<T: Send, E: Send>(
+pub(super) fn for_each_limited<T: Send, E: Send>(
     items: Vec<T>,
     limit: usize,
     op: impl Fn(T) -> Result<(), E> + Sync + Send,
@@ -376,4 +369,26 @@ fn plan<TStorage: ?Sized>(array: &Array<TStorage>) -> Option<Plan> {
         inner,
         kernel,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_take_the_threads_first_and_large_chunks_the_rest() {
+        let on = |threads| CodecOptions::default().with_concurrent_target(threads);
+        let split = |chunks, threads| {
+            let (outer, inner) = concurrency(chunks, &on(threads));
+            (outer, inner.concurrent_target())
+        };
+        assert_eq!(split(256, 16), (16, 1));
+        assert_eq!(split(16, 16), (16, 1));
+        assert_eq!(split(5, 16), (5, 4));
+        assert_eq!(split(1, 16), (1, 16));
+        // At least zarrs' chunk concurrent minimum (4) of chunks at once, as zarrs reads them.
+        assert_eq!(split(16, 1), (4, 1));
+        assert_eq!(split(2, 1), (2, 1));
+        assert_eq!(split(0, 8), (1, 8));
+    }
 }
