@@ -10,7 +10,12 @@
 //! - `read_vec/hand`, `read_vec/zarrs` and `read_vec/fused`: a new `Vec<f64>` per read: the hand
 //!   loop collecting into a new vector (allocated once, filled in parallel: the floor of any read
 //!   that returns new memory, which the operating system hands out zeroed, page by page), zarrs'
-//!   own, and `FusedReader::retrieve_array_subset_opt`.
+//!   own, and `FusedReader::retrieve_array_subset_opt`;
+//! - `memory/reused` and `memory/new`: every byte of the output written by a plain loop split
+//!   over the pool, into the reused buffer and into a new one (offered huge pages, as the codecs'
+//!   new buffers are): what new memory costs any read that returns it.
+
+use std::mem::MaybeUninit;
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_main};
 use rayon::prelude::*;
@@ -18,7 +23,7 @@ use zarrs::array::CodecOptions;
 use zarrs_scale_offset_cast::FusedReader;
 use zarrs_scale_offset_cast_benches::minimal;
 use zarrs_scale_offset_cast_benches::reflectance::{ELEMENTS, arrays, retrieve_into, whole};
-use zarrs_scale_offset_cast_benches::reflectances;
+use zarrs_scale_offset_cast_benches::{reflectances, with_capacity};
 
 fn thread_counts() -> Vec<usize> {
     std::env::var("BENCH_THREADS")
@@ -103,6 +108,30 @@ fn bench(c: &mut Criterion) {
                             .codecs
                             .retrieve_array_subset_opt::<Vec<f64>>(&subset, &options)
                             .unwrap()
+                    })
+                });
+            });
+            // The output's bytes, 512 KiB to a task.
+            let part = 1 << 19;
+            group.bench_function(id("memory/reused"), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut output);
+                        bytes.par_chunks_mut(part).for_each(|part| part.fill(1));
+                    })
+                });
+            });
+            group.bench_function(id("memory/new"), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        let len = ELEMENTS * size_of::<f64>();
+                        let mut new = with_capacity(len);
+                        new.spare_capacity_mut()[..len]
+                            .par_chunks_mut(part)
+                            .for_each(|part| part.fill(MaybeUninit::new(1)));
+                        // SAFETY: the loop above wrote each of the first `len` bytes.
+                        unsafe { new.set_len(len) };
+                        new
                     })
                 });
             });
