@@ -11,6 +11,8 @@
 //!   loop collecting into a new vector (allocated once, filled in parallel: the floor of any read
 //!   that returns new memory, which the operating system hands out zeroed, page by page), zarrs'
 //!   own, and `FusedReader::retrieve_array_subset_opt`;
+//! - `part_into/fused` and `part_vec/fused`: the same two fused reads of a 1024 x 1024 part
+//!   (8 MiB, which the system allocator recycles from one new vector to the next);
 //! - `memory/reused` and `memory/new`: every byte of the output written by a plain loop split
 //!   over the pool, into the reused buffer and into a new one (offered huge pages, as the codecs'
 //!   new buffers are): what new memory costs any read that returns it.
@@ -19,7 +21,7 @@ use std::mem::MaybeUninit;
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_main};
 use rayon::prelude::*;
-use zarrs::array::CodecOptions;
+use zarrs::array::{ArraySubset, CodecOptions};
 use zarrs_scale_offset_cast::FusedReader;
 use zarrs_scale_offset_cast_benches::minimal;
 use zarrs_scale_offset_cast_benches::reflectance::{ELEMENTS, arrays, retrieve_into, whole};
@@ -113,6 +115,33 @@ fn bench(c: &mut Criterion) {
             });
             // The output's bytes, 512 KiB to a task.
             let part = 1 << 19;
+            // A part of 8 MiB, which the system allocator recycles from read to read.
+            let part_subset = ArraySubset::new_with_ranges(&[0..1024, 0..1024]);
+            let mut part_output = vec![0f64; 1 << 20];
+            group.throughput(Throughput::Elements(1 << 20));
+            group.bench_function(id("part_into/fused"), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        reader
+                            .retrieve_array_subset_into_opt(
+                                &part_subset,
+                                &mut part_output,
+                                &options,
+                            )
+                            .unwrap();
+                    })
+                });
+            });
+            group.bench_function(id("part_vec/fused"), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        reader
+                            .retrieve_array_subset_opt::<Vec<f64>>(&part_subset, &options)
+                            .unwrap()
+                    })
+                });
+            });
+            group.throughput(Throughput::Elements(ELEMENTS as u64));
             group.bench_function(id("memory/reused"), |b| {
                 b.iter(|| {
                     pool.install(|| {
