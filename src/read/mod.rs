@@ -96,9 +96,9 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         self.retrieve_array_subset_into_opt(subset, output, &CodecOptions::default())
     }
 
-    /// Reads `subset` of the array into `output` (C order), with `options`: chunks are read and
-    /// decoded on as many rayon threads as their concurrent target allows, as zarrs' own reads
-    /// do, and the work inside large chunks is split too.
+    /// Reads `subset` of the array into `output` (C order), with `options`: as many chunks are
+    /// read and decoded at once, on rayon threads, as their concurrent target allows, and where
+    /// there are fewer chunks than that, the work inside each is split too.
     ///
     /// # Errors
     /// As [`Self::retrieve_array_subset_into`].
