@@ -1,6 +1,6 @@
 //! The fused read path gives exactly what zarrs' own path gives: for every zarr-python fixture
-//! (whole and in subsets across chunk boundaries), and for arrays with missing and partly written
-//! chunks, edge chunks, big-endian chunks, compressors, sharding (read through zarrs), and
+//! (whole and in subsets across chunk boundaries), for random regular and rectangular chunk grids
+//! of one to four dimensions, and for arrays with missing and partly written chunks, edge chunks, big-endian chunks, compressors, sharding (read through zarrs), and
 //! elements that fail to decode (the same error); into a buffer and into a new vector, on one
 //! thread and on several.
 
@@ -276,6 +276,70 @@ fn chunks_of_unequal_sizes_and_single_layers_read_the_same() {
         checked += 1;
     }
     assert_eq!(checked, 8);
+}
+
+#[test]
+fn random_grids_and_subsets_of_one_to_four_dimensions_read_the_same() {
+    // xorshift64: the same cases on every run.
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut below = |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    let (mut arrays, mut reads) = (0, 0);
+    for _ in 0..60 {
+        let dims = 1 + usize::try_from(below(4)).unwrap();
+        let largest = if dims > 2 { 6 } else { 14 };
+        let shape: Vec<u64> = (0..dims).map(|_| 1 + below(largest)).collect();
+        let grid = if below(2) == 0 {
+            let chunk: Vec<u64> = shape.iter().map(|&n| 1 + below(n + 1)).collect();
+            json!({"name": "regular", "configuration": {"chunk_shape": chunk}})
+        } else {
+            let mut sizes = Vec::new();
+            for &n in &shape {
+                let mut along = Vec::new();
+                let mut left = n;
+                while left > 0 {
+                    along.push(1 + below(left));
+                    left -= along.last().unwrap();
+                }
+                sizes.push(along);
+            }
+            json!({"name": "rectangular", "configuration": {"chunk_shape": sizes}})
+        };
+        let metadata: ArrayMetadata = serde_json::from_value(json!({
+            "zarr_format": 3, "node_type": "array", "shape": shape, "data_type": "float64",
+            "chunk_grid": grid, "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN",
+            "codecs": [reflectance_codecs()[0], reflectance_codecs()[1],
+                {"name": "bytes", "configuration": {"endian": "little"}}],
+        }))
+        .unwrap();
+        let array = Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", metadata).unwrap();
+        // A random box written; the chunks outside it are never written.
+        let mut random_box = |shape: &[u64]| {
+            let ranges: Vec<std::ops::Range<u64>> = shape
+                .iter()
+                .map(|&n| {
+                    let start = below(n);
+                    start..start + 1 + below(n - start)
+                })
+                .collect();
+            ArraySubset::new_with_ranges(&ranges)
+        };
+        let written = random_box(&shape);
+        let elements = usize::try_from(written.num_elements()).unwrap();
+        array.store_array_subset(&written, values(elements)).unwrap();
+        arrays += 1;
+        for _ in 0..5 {
+            let subset = random_box(&shape);
+            assert!(compare(&array, &subset, &format!("{shape:?} {:?}", array.chunk_grid())));
+            reads += 1;
+        }
+    }
+    println!("random grids: {arrays} arrays, {reads} subsets read every way");
+    assert_eq!(reads, 300);
 }
 
 #[test]
