@@ -1,8 +1,8 @@
 //! The fused read path gives exactly what zarrs' own path gives: for every zarr-python fixture
 //! (whole and in subsets across chunk boundaries), for random regular and rectangular chunk grids
-//! of one to four dimensions, and for arrays with missing and partly written chunks, edge chunks, big-endian chunks, compressors, sharding (read through zarrs), and
-//! elements that fail to decode (the same error); into a buffer and into a new vector, on one
-//! thread and on several.
+//! of one to four dimensions, and for arrays with missing and partly written chunks, edge chunks,
+//! big-endian chunks, compressors, sharding (read through zarrs), and elements that fail to
+//! decode (the same error); into a buffer and into a new vector, on one thread and on several.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -330,11 +330,17 @@ fn random_grids_and_subsets_of_one_to_four_dimensions_read_the_same() {
         };
         let written = random_box(&shape);
         let elements = usize::try_from(written.num_elements()).unwrap();
-        array.store_array_subset(&written, values(elements)).unwrap();
+        array
+            .store_array_subset(&written, values(elements))
+            .unwrap();
         arrays += 1;
         for _ in 0..5 {
             let subset = random_box(&shape);
-            assert!(compare(&array, &subset, &format!("{shape:?} {:?}", array.chunk_grid())));
+            assert!(compare(
+                &array,
+                &subset,
+                &format!("{shape:?} {:?}", array.chunk_grid())
+            ));
             reads += 1;
         }
     }
