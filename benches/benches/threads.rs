@@ -19,7 +19,8 @@
 
 use std::mem::MaybeUninit;
 
-use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_main};
 use rayon::prelude::*;
 use zarrs::array::{ArraySubset, CodecOptions};
 use zarrs_scale_offset_cast::FusedReader;
@@ -53,6 +54,8 @@ fn bench(c: &mut Criterion) {
         assert!(reader.is_fused());
         let mut output = vec![0f64; ELEMENTS];
         let mut stored = vec![0u16; ELEMENTS];
+        let part_subset = ArraySubset::new_with_ranges(&[0..1024, 0..1024]);
+        let mut part_output = vec![0f64; 1 << 20];
         for threads in thread_counts() {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -60,6 +63,31 @@ fn bench(c: &mut Criterion) {
                 .unwrap();
             let options = CodecOptions::default().with_concurrent_target(threads);
             let id = |name: &str| BenchmarkId::new(name, format!("{chunk}/{threads}"));
+            // `{name}_into/fused` and `{name}_vec/fused`: `subset` into `output` and into a new
+            // vector.
+            let fused_reads = |group: &mut BenchmarkGroup<'_, WallTime>,
+                               name: &str,
+                               subset: &ArraySubset,
+                               output: &mut [f64]| {
+                group.bench_function(id(&format!("{name}_into/fused")), |b| {
+                    b.iter(|| {
+                        pool.install(|| {
+                            reader
+                                .retrieve_array_subset_into_opt(subset, output, &options)
+                                .unwrap();
+                        })
+                    });
+                });
+                group.bench_function(id(&format!("{name}_vec/fused")), |b| {
+                    b.iter(|| {
+                        pool.install(|| {
+                            reader
+                                .retrieve_array_subset_opt::<Vec<f64>>(subset, &options)
+                                .unwrap()
+                        })
+                    });
+                });
+            };
             group.bench_function(id("read_into/hand"), |b| {
                 b.iter(|| {
                     pool.install(|| {
@@ -81,15 +109,7 @@ fn bench(c: &mut Criterion) {
                     })
                 });
             });
-            group.bench_function(id("read_into/fused"), |b| {
-                b.iter(|| {
-                    pool.install(|| {
-                        reader
-                            .retrieve_array_subset_into_opt(&subset, &mut output, &options)
-                            .unwrap();
-                    })
-                });
-            });
+            fused_reads(&mut group, "read", &subset, &mut output);
             group.bench_function(id("read_vec/hand"), |b| {
                 b.iter(|| {
                     pool.install(|| {
@@ -113,40 +133,19 @@ fn bench(c: &mut Criterion) {
                     })
                 });
             });
-            // The output's bytes, 512 KiB to a task.
-            let part = 1 << 19;
             // A part of 8 MiB, which the system allocator recycles from read to read.
-            let part_subset = ArraySubset::new_with_ranges(&[0..1024, 0..1024]);
-            let mut part_output = vec![0f64; 1 << 20];
             group.throughput(Throughput::Elements(1 << 20));
-            group.bench_function(id("part_into/fused"), |b| {
-                b.iter(|| {
-                    pool.install(|| {
-                        reader
-                            .retrieve_array_subset_into_opt(
-                                &part_subset,
-                                &mut part_output,
-                                &options,
-                            )
-                            .unwrap();
-                    })
-                });
-            });
-            group.bench_function(id("part_vec/fused"), |b| {
-                b.iter(|| {
-                    pool.install(|| {
-                        reader
-                            .retrieve_array_subset_opt::<Vec<f64>>(&part_subset, &options)
-                            .unwrap()
-                    })
-                });
-            });
+            fused_reads(&mut group, "part", &part_subset, &mut part_output);
             group.throughput(Throughput::Elements(ELEMENTS as u64));
+            // The output's bytes, 512 KiB to a task.
+            let task_bytes = 1 << 19;
             group.bench_function(id("memory/reused"), |b| {
                 b.iter(|| {
                     pool.install(|| {
                         let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut output);
-                        bytes.par_chunks_mut(part).for_each(|part| part.fill(1));
+                        bytes
+                            .par_chunks_mut(task_bytes)
+                            .for_each(|part| part.fill(1));
                     })
                 });
             });
@@ -156,20 +155,11 @@ fn bench(c: &mut Criterion) {
                         let len = ELEMENTS * size_of::<f64>();
                         let mut new = with_capacity(len);
                         new.spare_capacity_mut()[..len]
-                            .par_chunks_mut(part)
+                            .par_chunks_mut(task_bytes)
                             .for_each(|part| part.fill(MaybeUninit::new(1)));
                         // SAFETY: the loop above wrote each of the first `len` bytes.
                         unsafe { new.set_len(len) };
                         new
-                    })
-                });
-            });
-            group.bench_function(id("read_vec/fused"), |b| {
-                b.iter(|| {
-                    pool.install(|| {
-                        reader
-                            .retrieve_array_subset_opt::<Vec<f64>>(&subset, &options)
-                            .unwrap()
                     })
                 });
             });

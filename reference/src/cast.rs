@@ -336,11 +336,7 @@ fn to_int(
     rounding: RoundingMode,
     oor: Option<OutOfRangeMode>,
 ) -> Result<i128, RefFault> {
-    let (min, max) = if signed {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
-    };
+    let (min, max) = crate::int_range(bits, signed);
     let rounded = match x {
         RefValue::Int(i) => RefValue::Int(i),
         RefValue::Float(v) => RefValue::Float(match rounding {

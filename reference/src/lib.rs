@@ -155,6 +155,15 @@ pub enum Type {
     },
 }
 
+/// The least and the greatest value of an integer type of `bits` bits.
+pub fn int_range(bits: u32, signed: bool) -> (i128, i128) {
+    if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
 pub fn describe(name: &str) -> Type {
     let small = |ebits, mbits, bias, special| Type::Small {
         ebits,

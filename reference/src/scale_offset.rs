@@ -119,11 +119,7 @@ impl ScaleOffsetModel {
             let Type::Int { bits, signed } = describe(self.name) else {
                 unreachable!()
             };
-            let (lo, hi) = if signed {
-                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-            } else {
-                (0, (1i128 << bits) - 1)
-            };
+            let (lo, hi) = crate::int_range(bits, signed);
             let check = |v: i128| {
                 if (lo..=hi).contains(&v) {
                     Ok(v)

@@ -70,7 +70,7 @@ pub(super) fn split<'o, TStorage: ?Sized>(
         });
     }
     // Cut the works and the output into bands.
-    let band_sizes = bands_of(&works, subset);
+    let band_sizes = bands_of(&works, subset, output.len() / out_size);
     let mut bands = Vec::with_capacity(band_sizes.len());
     let (mut works_rest, mut output_rest) = (works.as_mut_slice(), output);
     let mut first = 0;
@@ -91,15 +91,13 @@ pub(super) fn split<'o, TStorage: ?Sized>(
     Ok(works)
 }
 
-/// The bands of `works` (in C order of their chunk indices): how many works and how many output
-/// elements each holds. One band of all where the chunks do not fall into bands (a chunk grid
-/// whose chunks are not aligned along that dimension, or a subset of one element).
-fn bands_of(works: &[ChunkWork<'_>], subset: &ArraySubset) -> Vec<(usize, usize)> {
+/// The bands of `works` (in C order of their chunk indices) of a read of `elements` elements: how
+/// many works and how many output elements each holds. One band of all where the chunks do not
+/// fall into bands (a chunk grid whose chunks are not aligned along that dimension, or a subset
+/// of one element).
+fn bands_of(works: &[ChunkWork<'_>], subset: &ArraySubset, elements: usize) -> Vec<(usize, usize)> {
     let shape = subset.shape();
-    let whole = || {
-        let elements = shape.iter().product::<u64>();
-        vec![(works.len(), usize::try_from(elements).unwrap_or(usize::MAX))]
-    };
+    let whole = || vec![(works.len(), elements)];
     // The first dimension of more than one element; the elements of one step along it.
     let Some(dim) = shape.iter().position(|&extent| extent > 1) else {
         return whole();
@@ -115,13 +113,13 @@ fn bands_of(works: &[ChunkWork<'_>], subset: &ArraySubset) -> Vec<(usize, usize)
             .iter()
             .take_while(|work| range(work) == (start, extent))
             .count();
-        let Ok(elements) = usize::try_from(extent * step) else {
+        let Ok(band) = usize::try_from(extent * step) else {
             return whole();
         };
         if start != at {
             return whole();
         }
-        bands.push((count, elements));
+        bands.push((count, band));
         at = start + extent;
         works_left = &works_left[count..];
     }
@@ -353,7 +351,7 @@ mod tests {
         let works = split(&array, &subset, &mut output, 8, 2).unwrap();
         let pieces: usize = works.iter().map(|work| work.elements(8)).sum();
         assert_eq!(pieces, elements);
-        bands_of(&works, &subset)
+        bands_of(&works, &subset, elements)
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::{Value as Json, json};
 
 use zarrs_scale_offset_cast_reference::{
-    RefValue, Seeded, Type, decode, describe, is_integer, size,
+    RefValue, Seeded, Type, decode, describe, int_range, is_integer, size,
 };
 
 /// A seeded random source with helpers.
@@ -133,25 +133,31 @@ pub(crate) fn bits_of(name: &str, value: RefValue) -> Option<u64> {
 /// (where rounding and `scalar_map` keys at the ends of ranges meet).
 fn extreme(random: &mut Random, name: &str) -> u64 {
     let (top, inward) = (random.chance(50), random.chance(50));
-    if let Type::Int { bits, signed } = describe(name) {
-        let (min, max) = if signed {
-            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-        } else {
-            (0, (1i128 << bits) - 1)
-        };
-        let end = if top {
-            max - i128::from(inward)
-        } else {
-            min + i128::from(inward)
-        };
-        return bits_of(name, RefValue::Int(end)).expect("an integer of the type");
-    }
-    let (max, sign): (u64, u64) = match name {
-        "float16" => (0x7bff, 0x8000),
-        "bfloat16" => (0x7f7f, 0x8000),
-        "float32" => (0x7f7f_ffff, 0x8000_0000),
-        "float64" => (0x7fef_ffff_ffff_ffff, 1 << 63),
-        _ => {
+    match describe(name) {
+        Type::Int { bits, signed } => {
+            let (min, max) = int_range(bits, signed);
+            let end = if top {
+                max - i128::from(inward)
+            } else {
+                min + i128::from(inward)
+            };
+            bits_of(name, RefValue::Int(end)).expect("an integer of the type")
+        }
+        Type::Std { bits } => {
+            let max = match name {
+                "float16" => u64::from(half::f16::MAX.to_bits()),
+                "bfloat16" => u64::from(half::bf16::MAX.to_bits()),
+                "float32" => u64::from(f32::MAX.to_bits()),
+                _ => f64::MAX.to_bits(),
+            };
+            let magnitude = max - u64::from(inward);
+            if top {
+                magnitude
+            } else {
+                (1 << (bits - 1)) | magnitude
+            }
+        }
+        Type::Small { .. } => {
             let mut finite: Vec<(u64, f64)> = one_byte_values(name)
                 .iter()
                 .filter_map(|&(bits, v)| match v {
@@ -161,15 +167,13 @@ fn extreme(random: &mut Random, name: &str) -> u64 {
                 .collect();
             finite.sort_by(|a, b| a.1.total_cmp(&b.1));
             let i = usize::from(inward);
-            return if top {
+            if top {
                 finite[finite.len() - 1 - i].0
             } else {
                 finite[i].0
-            };
+            }
         }
-    };
-    let magnitude = max - u64::from(inward);
-    if top { magnitude } else { sign | magnitude }
+    }
 }
 
 /// Bits of an element of `name`: moderate values, special values, the ends of its range, or random
