@@ -38,6 +38,31 @@ pub enum RefFault {
 /// A seeded generator (splitmix64).
 pub struct Seeded(pub u64);
 
+/// `MODEL_SEED`, where set: the seed that gives the seeded tests of the crate fresh cases.
+///
+/// # Panics
+/// If `MODEL_SEED` is not a decimal number.
+pub fn model_seed() -> Option<u64> {
+    let seed = std::env::var("MODEL_SEED").ok()?;
+    Some(
+        seed.parse()
+            .unwrap_or_else(|_| panic!("MODEL_SEED={seed}: not a decimal number")),
+    )
+}
+
+impl Seeded {
+    /// The generator of a test whose cases are `default`'s unless [`model_seed`] is set; then
+    /// that seed mixed with `default`, so that no two tests draw the same cases.
+    pub fn for_test(default: u64) -> Self {
+        Seeded(model_seed().map_or(default, |seed| seed ^ default))
+    }
+
+    /// A number below `n` (at least 1).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next().unwrap() % n
+    }
+}
+
 impl Iterator for Seeded {
     type Item = u64;
     fn next(&mut self) -> Option<u64> {

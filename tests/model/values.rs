@@ -16,7 +16,7 @@ impl Random {
         self.0.next().unwrap()
     }
     pub(crate) fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % n as u64).unwrap()
+        usize::try_from(self.0.below(n as u64)).unwrap()
     }
     pub(crate) fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len())]
