@@ -240,12 +240,23 @@ fn errors_of_direct_codec_calls_are_typed_too() {
         matches!(error, CodecError::UnsupportedDataType(..)),
         "{error}"
     );
-    // A shape whose element count overflows.
-    let huge = [
-        NonZeroU64::new(u64::MAX).unwrap(),
-        NonZeroU64::new(4).unwrap(),
-    ];
-    assert!(codec.recommended_concurrency(&huge, &float32).is_err());
+    // Both codecs recommend one thread per chunk at any size, as zarrs' element-wise codecs do,
+    // so that zarrs decodes more chunks at once rather than splitting few; on a data type they
+    // do not take, zarrs' own error.
+    for codec in [&codec, &scale_offset] {
+        for shape in [[4096, 4096], [u64::MAX, 4]] {
+            let shape = shape.map(|d| NonZeroU64::new(d).unwrap());
+            let concurrency = codec.recommended_concurrency(&shape, &float32).unwrap();
+            assert_eq!((concurrency.min(), concurrency.max()), (1, 1));
+        }
+        let error = codec
+            .recommended_concurrency(&shape, &data_type::bool())
+            .unwrap_err();
+        assert!(
+            matches!(error, CodecError::UnsupportedDataType(..)),
+            "{error}"
+        );
+    }
 }
 
 #[test]

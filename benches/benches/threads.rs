@@ -6,6 +6,10 @@
 //! - `read_into/hand`: the same uint16 chunks read by zarrs into a reused buffer, then converted by
 //!   a plain loop split over the pool;
 //! - `read_into/zarrs`: zarrs' own `retrieve_array_subset_into` with the codecs;
+//! - `read_into/zarrs_min_1` (from 2 threads): the same with `chunk_concurrent_minimum` 1, where
+//!   zarrs starts from one chunk at a time and gives each chunk up to the threads the codecs
+//!   recommend before it reads more chunks at once: on 2 threads, the choice zarrs makes from its
+//!   default minimum of 4 chunks on 8 or 16 threads;
 //! - `read_into/fused`: `FusedReader::retrieve_array_subset_into_opt`;
 //! - `read_vec/hand`, `read_vec/zarrs` and `read_vec/fused`: a new `Vec<f64>` per read: the hand
 //!   loop collecting into a new vector (allocated once, filled in parallel: the floor of any read
@@ -109,6 +113,17 @@ fn bench(c: &mut Criterion) {
                     })
                 });
             });
+            if threads > 1 {
+                let options = options.with_chunk_concurrent_minimum(1);
+                group.bench_function(id("read_into/zarrs_min_1"), |b| {
+                    b.iter(|| {
+                        pool.install(|| {
+                            let bytes = bytemuck::cast_slice_mut(&mut output);
+                            retrieve_into(&arrays.codecs, bytes, 8, &options);
+                        })
+                    });
+                });
+            }
             fused_reads(&mut group, "read", &subset, &mut output);
             group.bench_function(id("read_vec/hand"), |b| {
                 b.iter(|| {

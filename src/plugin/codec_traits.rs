@@ -7,8 +7,6 @@
 
 use std::num::NonZeroU64;
 
-use zarrs::array::codec::api::RecommendedConcurrency;
-
 use crate::error::input::InputError;
 
 /// The number of elements of `shape`.
@@ -66,28 +64,17 @@ pub(crate) fn check_fill_size(len: usize, size: usize) -> Result<(), InputError>
     }
 }
 
-/// The concurrency a chunk of `shape` can use (see
-/// [`recommended_tasks`](crate::kernel::driver::recommended_tasks)).
-///
-/// # Errors
-/// Returns [`InputError::ShapeOverflow`] if the element count overflows.
-pub(crate) fn recommended_concurrency(
-    shape: &[NonZeroU64],
-) -> Result<RecommendedConcurrency, InputError> {
-    let elements = element_count(shape)?;
-    let tasks = crate::kernel::driver::recommended_tasks(elements as u64);
-    Ok(if tasks > 1 {
-        RecommendedConcurrency::new(1..tasks)
-    } else {
-        RecommendedConcurrency::new_maximum(1)
-    })
-}
-
 /// The zarrs `CodecTraits` and `ArrayCodecTraits` both codecs share: the configuration as given
 /// (the codec's `configuration`, version 1 of `$configuration`),
-/// partial decoding (element-wise codecs decode any subset), no partial encoding, and the
-/// concurrency of [`recommended_concurrency`] once the data type is known to be supported (the
-/// codec's `bound` and `input_error` in scope).
+/// partial decoding (element-wise codecs decode any subset), no partial encoding, and a
+/// recommended concurrency of one once the data type is known to be supported (the codec's `bound`
+/// and `input_error` in scope).
+///
+/// One, as every element-wise codec of zarrs recommends: zarrs raises a chain's inner concurrency
+/// up to its recommended maximum before it decodes more chunks at once, and only the kernels would
+/// use inner threads (the store read, the bytes codec and the copy into the output of each chunk
+/// run on one), so a higher maximum left threads idle on reads of many chunks. A read of one chunk
+/// still splits the kernels over the threads that `CodecOptions` gives them.
 macro_rules! impl_codec_traits {
     ($codec:ty, $configuration:ident) => {
         impl zarrs::array::codec::api::CodecTraits for $codec {
@@ -124,15 +111,14 @@ macro_rules! impl_codec_traits {
         impl zarrs::array::codec::api::ArrayCodecTraits for $codec {
             fn recommended_concurrency(
                 &self,
-                shape: &[std::num::NonZeroU64],
+                _shape: &[std::num::NonZeroU64],
                 data_type: &zarrs::array::DataType,
             ) -> Result<
                 zarrs::array::codec::api::RecommendedConcurrency,
                 zarrs::array::codec::api::CodecError,
             > {
                 self.bound(data_type)?;
-                Ok($crate::plugin::codec_traits::recommended_concurrency(shape)
-                    .map_err(input_error)?)
+                Ok(zarrs::array::codec::api::RecommendedConcurrency::new_maximum(1))
             }
         }
     };
@@ -203,7 +189,6 @@ mod tests {
             element_count(&shape(&[u64::MAX, 2])),
             Err(InputError::ShapeOverflow(_))
         ));
-        assert!(recommended_concurrency(&shape(&[u64::MAX, u64::MAX])).is_err());
         assert!(check_length(usize::MAX, &shape(&[u64::MAX / 4]), 8).is_err());
     }
 

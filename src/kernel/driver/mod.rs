@@ -62,14 +62,6 @@ impl Stage {
     }
 }
 
-/// The concurrency a chunk of `elements` elements can use: one thread per
-/// [`MIN_ELEMENTS_PER_TASK`] elements.
-pub(crate) fn recommended_tasks(elements: u64) -> usize {
-    usize::try_from(elements / MIN_ELEMENTS_PER_TASK as u64)
-        .unwrap_or(usize::MAX)
-        .max(1)
-}
-
 /// Converts the elements in `bytes` (native-endian elements of the kernel's input type; a whole
 /// number of them), using at most `concurrency` threads.
 ///

@@ -145,17 +145,6 @@ fn widening_fills_a_new_buffer_completely() {
 }
 
 #[test]
-fn large_chunks_recommend_one_thread_per_task_and_small_ones_one_thread() {
-    assert_eq!(recommended_tasks(65_536), 1);
-    assert_eq!(recommended_tasks(2 * MIN_ELEMENTS_PER_TASK as u64 - 1), 1);
-    assert_eq!(recommended_tasks(2 * MIN_ELEMENTS_PER_TASK as u64), 2);
-    assert_eq!(
-        recommended_tasks(1 << 24),
-        (1 << 24) / MIN_ELEMENTS_PER_TASK
-    );
-}
-
-#[test]
 fn the_first_faulty_element_is_reported_by_its_chunk_index() {
     let n = 2 * MIN_ELEMENTS_PER_TASK;
     let bad = [n / 2 + 5, n - 1];
