@@ -5,7 +5,10 @@ use std::num::NonZeroU64;
 use std::sync::Arc;
 
 use serde_json::json;
-use zarrs::array::codec::api::{Codec, CodecError, CodecMetadataOptions, CodecTraits};
+use zarrs::array::codec::api::{
+    ArrayCodecTraits, Codec, CodecError, CodecMetadataOptions, CodecTraits,
+};
+use zarrs::array::concurrency::concurrency_chunks_and_codec;
 use zarrs::array::{
     Array, ArrayBuilder, ArrayBytes, ArrayMetadata, CodecOptions, FillValue, data_type,
 };
@@ -68,6 +71,46 @@ fn typed_constructors_build_the_chain_zarr_python_writes() {
             (got.is_nan() && want.is_nan()) || (got - want).abs() < 1e-12,
             "{got} {want}"
         );
+    }
+}
+
+#[test]
+fn zarrs_reads_many_chunks_one_per_thread_as_without_the_codecs() {
+    // zarrs' split of a 16-chunk read on 16 threads, from the chain's recommended concurrency:
+    // with the two codecs, as for the stored uint16 array without them, 16 chunks at once, each
+    // on one thread (not 4 at once, 4 threads each).
+    let store = Arc::new(MemoryStore::new());
+    let with_codecs = ArrayBuilder::new(
+        vec![4096, 4096],
+        vec![1024, 1024],
+        data_type::float64(),
+        f64::NAN,
+    )
+    .array_to_array_codecs(
+        reflectance_array(store.clone())
+            .codecs()
+            .array_to_array_codecs()
+            .to_vec(),
+    )
+    .build(store.clone(), "/with")
+    .unwrap();
+    let stored = ArrayBuilder::new(
+        vec![4096, 4096],
+        vec![1024, 1024],
+        data_type::uint16(),
+        0u16,
+    )
+    .build(store, "/stored")
+    .unwrap();
+    let chunk = [NonZeroU64::new(1024).unwrap(); 2];
+    for array in [&with_codecs, &stored] {
+        let recommended = array
+            .codecs()
+            .recommended_concurrency(&chunk, array.data_type())
+            .unwrap();
+        let (chunks, options) =
+            concurrency_chunks_and_codec(16, 16, &CodecOptions::default(), &recommended);
+        assert_eq!((chunks, options.concurrent_target()), (16, 1));
     }
 }
 
