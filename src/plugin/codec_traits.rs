@@ -68,7 +68,7 @@ pub(crate) fn check_fill_size(len: usize, size: usize) -> Result<(), InputError>
 /// (the codec's `configuration`, version 1 of `$configuration`),
 /// partial decoding (element-wise codecs decode any subset), no partial encoding, and a
 /// recommended concurrency of one once the data type is known to be supported (the codec's `bound`
-/// and `input_error` in scope).
+/// in scope).
 ///
 /// One, as every element-wise codec of zarrs recommends: zarrs raises a chain's inner concurrency
 /// up to its recommended maximum before it decodes more chunks at once, and only the kernels would
