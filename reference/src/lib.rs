@@ -50,6 +50,15 @@ pub fn model_seed() -> Option<u64> {
     )
 }
 
+/// `MODEL_SEED=<n>`, or `MODEL_SEED=unset`: for a test's summary line, so that a failure can be
+/// run again.
+pub fn model_seed_label() -> String {
+    model_seed().map_or_else(
+        || "MODEL_SEED=unset".to_string(),
+        |seed| format!("MODEL_SEED={seed}"),
+    )
+}
+
 impl Seeded {
     /// The generator of a test whose cases are `default`'s unless [`model_seed`] is set; then
     /// that seed mixed with `default`, so that no two tests draw the same cases.
