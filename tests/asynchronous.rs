@@ -9,8 +9,8 @@ use std::sync::Arc;
 use futures::executor::block_on;
 use serde_json::json;
 use zarrs::array::{Array, ArrayMetadata, ArraySubset, CodecOptions};
-use zarrs::storage::AsyncWritableStorageTraits;
 use zarrs::storage::store::AsyncMemoryStore;
+use zarrs::storage::{AsyncReadableStorageTraits, AsyncWritableStorageTraits};
 use zarrs_scale_offset_cast::{FusedReader, validate_array};
 
 fn metadata(fill: &serde_json::Value) -> ArrayMetadata {
@@ -143,5 +143,106 @@ fn fused_reads_from_an_asynchronous_store_give_what_zarrs_gives() {
             .await
             .unwrap_err();
         assert_eq!(got.to_string(), expected.to_string());
+    });
+}
+
+#[test]
+fn fused_reads_of_sharded_arrays_from_an_asynchronous_store_give_what_zarrs_gives() {
+    block_on(async {
+        let mut runs = 0;
+        for (location, inside) in [("end", true), ("start", false)] {
+            let so =
+                json!({"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}});
+            let cv = json!({"name": "cast_value", "configuration": {"data_type": "uint16",
+                "out_of_range": "clamp",
+                "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}});
+            let bytes = json!({"name": "bytes", "configuration": {"endian": "little"}});
+            let zstd = json!({"name": "zstd", "configuration": {"level": 1, "checksum": false}});
+            let (outer, inner) = if inside {
+                (vec![], vec![so, cv, bytes.clone(), zstd])
+            } else {
+                (vec![so, cv], vec![bytes.clone(), zstd])
+            };
+            let mut codecs = outer;
+            codecs.push(json!({"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [16, 16], "codecs": inner, "index_location": location,
+                "index_codecs": [bytes, {"name": "crc32c"}]}}));
+            let metadata: ArrayMetadata = serde_json::from_value(json!({
+                "zarr_format": 3, "node_type": "array", "shape": [150, 70], "data_type": "float64",
+                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [64, 32]}},
+                "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN", "codecs": codecs,
+            }))
+            .unwrap();
+            let array = Array::new_with_metadata(Arc::new(AsyncMemoryStore::new()), "/s", metadata)
+                .unwrap();
+            // Rows 0..100 written, with a block of NaN (inner chunks never stored); the shards
+            // of rows 128.. never written.
+            let values: Vec<f64> = (0..100 * 70)
+                .map(|i| {
+                    if (i / 70) % 40 < 16 && i % 70 < 16 {
+                        f64::NAN
+                    } else {
+                        f64::from(i % 97) * 0.01
+                    }
+                })
+                .collect();
+            array
+                .async_store_array_subset(&[0..100, 0..70], values)
+                .await
+                .unwrap();
+            let reader = FusedReader::new(&array);
+            assert!(reader.is_fused());
+            let parallel = CodecOptions::default().with_concurrent_target(4);
+            for subset in [
+                [0..150, 0..70],
+                [3..9, 40..47],
+                [60..70, 30..34],
+                [140..155, 60..75],
+            ] {
+                let subset = ArraySubset::new_with_ranges(&subset);
+                let expected: Vec<f64> = array.async_retrieve_array_subset(&subset).await.unwrap();
+                let mut into = vec![f64::from_bits(0xAAAA_AAAA_AAAA_AAAA); expected.len()];
+                reader
+                    .async_retrieve_array_subset_into(&subset, &mut into)
+                    .await
+                    .unwrap();
+                let fresh: Vec<f64> = reader
+                    .async_retrieve_array_subset_opt(&subset, &parallel)
+                    .await
+                    .unwrap();
+                assert_eq!(bits(&into), bits(&expected), "{location} {subset:?}");
+                assert_eq!(bits(&fresh), bits(&expected), "{location} {subset:?}");
+                runs += 1;
+            }
+            // A shard whose index fails its checksum: an error of the kind zarrs gives.
+            let key = array.chunk_key(&[0, 0]);
+            let mut shard = array.storage().get(&key).await.unwrap().unwrap().to_vec();
+            let at = if location == "start" {
+                2
+            } else {
+                shard.len() - 2
+            };
+            shard[at] ^= 1;
+            array.storage().set(&key, shard.into()).await.unwrap();
+            for subset in [[0..64, 0..32], [1..3, 1..3]] {
+                let subset = ArraySubset::new_with_ranges(&subset);
+                let expected = array
+                    .async_retrieve_array_subset::<Vec<f64>>(&subset)
+                    .await
+                    .unwrap_err();
+                let got = reader
+                    .async_retrieve_array_subset::<Vec<f64>>(&subset)
+                    .await
+                    .unwrap_err();
+                assert_eq!(
+                    std::mem::discriminant(&got),
+                    std::mem::discriminant(&expected),
+                    "{got} / {expected}"
+                );
+                runs += 1;
+            }
+        }
+        println!("{runs} sharded reads the same through the asynchronous fused path");
+        assert_eq!(runs, 12);
     });
 }

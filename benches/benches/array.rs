@@ -15,7 +15,7 @@ use zarrs::array::CodecOptions;
 use zarrs_scale_offset_cast::FusedReader;
 use zarrs_scale_offset_cast_benches::minimal;
 use zarrs_scale_offset_cast_benches::reflectance::{
-    ELEMENTS, arrays, hand_encode, retrieve_into, whole,
+    ELEMENTS, Layout, arrays, hand_encode, retrieve_into, whole,
 };
 use zarrs_scale_offset_cast_benches::reflectances;
 
@@ -29,7 +29,7 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Elements(ELEMENTS as u64));
     for chunk in [1024u64, 256] {
-        let arrays = arrays(chunk, &data);
+        let arrays = arrays(Layout::Chunks(chunk), &data);
         let subset = whole();
         // A fresh Vec<f64> per read.
         group.bench_function(BenchmarkId::new("read_vec/codecs", chunk), |b| {

@@ -1,6 +1,9 @@
 //! Whole reads of the reflectance array (`benches/src/reflectance.rs`) on 1, 2, ... threads: a
 //! rayon pool of that many threads and `CodecOptions` with that concurrent target, in chunks of
-//! 1024 x 1024 and of 256 x 256. `BENCH_THREADS` lists the thread counts (default `1,2`).
+//! 1024 x 1024 and of 256 x 256, and in shards of 1024 x 1024 holding inner chunks of 256 x 256
+//! (`1024s256`, the codecs inside the sharding codec as zarr-python writes them; the hand loop's
+//! uint16 array sharded alike). `BENCH_THREADS` lists the thread counts (default `1,2`),
+//! `BENCH_LAYOUTS` the layouts (default all three).
 //!
 //! Each thread count has its baselines in the same run:
 //! - `read_into/hand`: the same uint16 chunks read by zarrs into a reused buffer, then converted by
@@ -29,7 +32,9 @@ use rayon::prelude::*;
 use zarrs::array::{ArraySubset, CodecOptions};
 use zarrs_scale_offset_cast::FusedReader;
 use zarrs_scale_offset_cast_benches::minimal;
-use zarrs_scale_offset_cast_benches::reflectance::{ELEMENTS, arrays, retrieve_into, whole};
+use zarrs_scale_offset_cast_benches::reflectance::{
+    ELEMENTS, Layout, arrays, retrieve_into, whole,
+};
 use zarrs_scale_offset_cast_benches::{reflectances, with_capacity};
 
 fn thread_counts() -> Vec<usize> {
@@ -44,6 +49,22 @@ fn thread_counts() -> Vec<usize> {
         .collect()
 }
 
+/// The layouts `BENCH_LAYOUTS` names (`1024`, `256`, `1024s256`; default all three).
+fn layouts() -> Vec<Layout> {
+    std::env::var("BENCH_LAYOUTS")
+        .unwrap_or_else(|_| "1024,256,1024s256".into())
+        .split(',')
+        .map(|name| match name.trim().split_once('s') {
+            Some((shard, inner)) => Layout::Shards(shard.parse().unwrap(), inner.parse().unwrap()),
+            None => Layout::Chunks(
+                name.trim()
+                    .parse()
+                    .expect("BENCH_LAYOUTS: 1024, 256 or 1024s256"),
+            ),
+        })
+        .collect()
+}
+
 fn bench(c: &mut Criterion) {
     let data = reflectances(ELEMENTS);
     let mut group = c.benchmark_group("threads");
@@ -52,8 +73,8 @@ fn bench(c: &mut Criterion) {
     group.sampling_mode(SamplingMode::Flat);
     group.throughput(Throughput::Elements(ELEMENTS as u64));
     let subset = whole();
-    for chunk in [1024u64, 256] {
-        let arrays = arrays(chunk, &data);
+    for layout in layouts() {
+        let arrays = arrays(layout, &data);
         let reader = FusedReader::new(&arrays.codecs);
         assert!(reader.is_fused());
         let mut output = vec![0f64; ELEMENTS];
@@ -66,7 +87,7 @@ fn bench(c: &mut Criterion) {
                 .build()
                 .unwrap();
             let options = CodecOptions::default().with_concurrent_target(threads);
-            let id = |name: &str| BenchmarkId::new(name, format!("{chunk}/{threads}"));
+            let id = |name: &str| BenchmarkId::new(name, format!("{}/{threads}", layout.label()));
             // `{name}_into/fused` and `{name}_vec/fused`: `subset` into `output` and into a new
             // vector.
             let fused_reads = |group: &mut BenchmarkGroup<'_, WallTime>,

@@ -1,7 +1,8 @@
 //! The reflectance array of the end-to-end benchmarks: a 4096 x 4096 float64 array stored as
 //! `[scale_offset(offset -0.1, scale 10000), cast_value(uint16, NaN <-> 0, clamp), bytes]` on a
-//! filesystem store, beside the same data as plain uint16 (the hand loop's) and through the
-//! minimal codec.
+//! filesystem store, in chunks or in shards (the codecs inside the sharding codec, as zarr-python
+//! writes them), beside the same data as plain uint16 in the same layout (the hand loop's) and
+//! through the minimal codec.
 
 use std::sync::Arc;
 
@@ -50,31 +51,59 @@ pub fn reflectance_codecs() -> Vec<Arc<dyn ArrayToArrayCodecTraits>> {
     ]
 }
 
-/// The three arrays of one chunk size, written with `data` (on one thread).
-pub fn arrays(chunk: u64, data: &[f64]) -> Arrays {
+/// How the arrays are stored.
+#[derive(Clone, Copy, Debug)]
+pub enum Layout {
+    /// Chunks of this side.
+    Chunks(u64),
+    /// Shards of the first side holding inner chunks of the second, the codecs inside the
+    /// sharding codec (as zarr-python writes an array created with `shards=`), the index at the
+    /// end with crc32c.
+    Shards(u64, u64),
+}
+
+impl Layout {
+    /// `1024` for chunks, `1024s256` for shards.
+    pub fn label(self) -> String {
+        match self {
+            Self::Chunks(chunk) => chunk.to_string(),
+            Self::Shards(shard, inner) => format!("{shard}s{inner}"),
+        }
+    }
+
+    fn builder(
+        self,
+        data_type: zarrs::array::DataType,
+        fill: impl Into<zarrs::array::builder::ArrayBuilderFillValue>,
+    ) -> ArrayBuilder {
+        let side = match self {
+            Self::Chunks(side) | Self::Shards(side, _) => side,
+        };
+        let mut builder = ArrayBuilder::new(vec![SIZE, SIZE], vec![side, side], data_type, fill);
+        if let Self::Shards(_, inner) = self {
+            builder.subchunk_shape(vec![inner, inner]);
+        }
+        builder
+    }
+}
+
+/// The three arrays of one layout, written with `data` (on one thread).
+pub fn arrays(layout: Layout, data: &[f64]) -> Arrays {
     let directory = tempfile::tempdir().unwrap();
     let store = Arc::new(FilesystemStore::new(directory.path()).unwrap());
     let float64 = |codecs: Vec<Arc<dyn ArrayToArrayCodecTraits>>, path: &str| {
-        ArrayBuilder::new(
-            vec![SIZE, SIZE],
-            vec![chunk, chunk],
-            data_type::float64(),
-            f64::NAN,
-        )
-        .array_to_array_codecs(codecs)
-        .build(store.clone(), path)
-        .unwrap()
+        layout
+            .builder(data_type::float64(), f64::NAN)
+            .array_to_array_codecs(codecs)
+            .build(store.clone(), path)
+            .unwrap()
     };
     let codecs = float64(reflectance_codecs(), "/codecs");
     let minimal = float64(vec![Arc::new(Minimal)], "/minimal");
-    let hand = ArrayBuilder::new(
-        vec![SIZE, SIZE],
-        vec![chunk, chunk],
-        data_type::uint16(),
-        0u16,
-    )
-    .build(store.clone(), "/hand")
-    .unwrap();
+    let hand = layout
+        .builder(data_type::uint16(), 0u16)
+        .build(store.clone(), "/hand")
+        .unwrap();
     codecs
         .store_array_subset_opt(&whole(), data, &one_thread())
         .unwrap();

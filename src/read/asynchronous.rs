@@ -3,13 +3,22 @@
 
 use std::mem::MaybeUninit;
 
+use std::sync::Arc;
+
+use bytemuck::Zeroable;
 use futures::{StreamExt, TryStreamExt};
 use rayon::prelude::*;
-use zarrs::array::{ArrayBytes, ArrayError, ArraySubset, ArraySubsetTraits, CodecOptions, Element};
-use zarrs::storage::AsyncReadableStorageTraits;
+use zarrs::array::chunk_grid::api::ChunkGridTraits;
+use zarrs::array::{Array, ArrayIndices};
+use zarrs::array::{
+    ArrayBytes, ArrayBytesDecodeIntoTarget, ArrayError, ArraySubset, ArraySubsetTraits,
+    CodecOptions, Element,
+};
+use zarrs::storage::{AsyncReadableStorage, AsyncReadableStorageTraits, Bytes, StorageHandle};
 
 use super::pieces::{self, ChunkWork, Filled};
-use super::{FromFusedRead, FusedReader, Plan, concurrency, element_count, room};
+use super::shards::{self, ShardIndex, Sharding, Source};
+use super::{FromFusedRead, FusedReader, Plan, concurrency, element_count, room, view_of};
 use crate::kernel::as_uninit;
 
 /// The most chunks fetched before they are decoded (and held in memory at once).
@@ -49,12 +58,7 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
             let slots = unsafe { as_uninit(output) };
             self.async_read_fused(plan, &subset, slots, options).await
         } else {
-            let bytes: ArrayBytes<'static> = self
-                .array
-                .async_retrieve_array_subset_opt(&subset, options)
-                .await?;
-            output.copy_from_slice(&bytes.into_fixed()?);
-            Ok(())
+            self.async_read_unfused(&subset, output, options).await
         }
     }
 
@@ -81,24 +85,42 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
     ) -> Result<O, ArrayError> {
         let elements = element_count(subset)?;
         let subset = self.check::<O::Element>(subset, elements)?;
-        let values = match &self.plan {
-            Some(plan) => {
-                let mut values = Vec::new();
-                let slots = room(&mut values, elements);
-                self.async_read_fused(plan, &subset, slots, options).await?;
-                // SAFETY: the read succeeded, so it wrote every byte of the room for `elements`
-                // elements (the pieces it fills partition it, as `pieces::split` asserts), and
-                // every bit pattern is a value of the `Pod` element type.
-                unsafe { values.set_len(elements) };
+        let values = if let Some(plan) = &self.plan {
+            let mut values = Vec::new();
+            let slots = room(&mut values, elements);
+            self.async_read_fused(plan, &subset, slots, options).await?;
+            // SAFETY: the read succeeded, so it wrote every byte of the room for `elements`
+            // elements (the pieces it fills partition it, as `pieces::split` asserts), and every
+            // bit pattern is a value of the `Pod` element type.
+            unsafe { values.set_len(elements) };
+            values
+        } else {
+            {
+                // Zeroed by the allocator (fresh pages cost nothing more), then read into.
+                let mut values = vec![O::Element::zeroed(); elements];
+                let bytes = bytemuck::cast_slice_mut(&mut values);
+                self.async_read_unfused(&subset, bytes, options).await?;
                 values
-            }
-            None => {
-                self.array
-                    .async_retrieve_array_subset_opt::<Vec<O::Element>>(&subset, options)
-                    .await?
             }
         };
         O::from_elements(values, subset.shape())
+    }
+
+    /// Reads `subset` into `output` through zarrs' own asynchronous read into a buffer.
+    async fn async_read_unfused(
+        &self,
+        subset: &ArraySubset,
+        output: &mut [u8],
+        options: &CodecOptions,
+    ) -> Result<(), ArrayError> {
+        let mut view = view_of(subset, output)?;
+        self.array
+            .async_retrieve_array_subset_into_opt(
+                subset,
+                ArrayBytesDecodeIntoTarget::Fixed(&mut view),
+                options,
+            )
+            .await
     }
 
     async fn async_read_fused(
@@ -110,28 +132,48 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
     ) -> Result<(), ArrayError> {
         let array = self.array;
         let threads = options.concurrent_target();
-        let mut works = pieces::split(array, subset, output, plan.kernel.sizes().1, threads)?;
+        let grid: &dyn ChunkGridTraits = match &plan.shards {
+            Some(sharding) => &sharding.grid,
+            None => &***array.chunk_grid(),
+        };
+        let mut works = super::split::split(grid, subset, output, plan.kernel.sizes().1, threads)?;
         let (limit, chunk_options) = concurrency(works.len(), options);
-        let fill = array.fill_value().as_ne_bytes();
+        let handle = Arc::new(StorageHandle::new(array.storage()));
+        let storage = array
+            .storage_transformers()
+            .create_async_readable_transformer(handle)
+            .await?;
+        let shards = match &plan.shards {
+            Some(sharding) => Some(Shards::fetch(array, sharding, &storage, &works, subset).await?),
+            None => None,
+        };
+        let mut first = 0;
         for batch in works.chunks_mut(BATCH) {
-            let encoded: Vec<_> = futures::stream::iter(
-                batch
-                    .iter()
-                    .map(|work| array.async_retrieve_encoded_chunk(&work.indices)),
+            let fetched: Vec<Fetched> = futures::stream::iter(
+                (first..first + batch.len())
+                    .zip(batch.iter())
+                    .map(|(i, work)| self.fetch(plan, &storage, shards.as_ref(), i, work)),
             )
             .buffered(BATCH)
             .try_collect()
             .await?;
-            let decode = |(work, encoded): (&mut ChunkWork<'_>, Option<zarrs::storage::Bytes>)| {
-                Ok::<_, ArrayError>(match encoded {
-                    None => {
+            let decode = |(work, fetched): (&mut ChunkWork<'_>, Fetched)| {
+                Ok::<_, ArrayError>(match fetched {
+                    Fetched::Fill(fill) => {
                         work.fill_with(fill);
                         Filled::Done
                     }
-                    Some(encoded) => work.decode(plan, array, encoded.into(), &chunk_options)?,
+                    Fetched::Zarrs => Filled::ThroughZarrs,
+                    Fetched::Encoded(encoded) => {
+                        let shape = match &plan.shards {
+                            Some(sharding) => sharding.inner_shape().to_vec(),
+                            None => array.chunk_shape(&work.indices)?.clone(),
+                        };
+                        work.decode(plan, &shape, (&*encoded).into(), &chunk_options)
+                    }
                 })
             };
-            let pairs = batch.iter_mut().zip(encoded);
+            let pairs = batch.iter_mut().zip(fetched);
             let filled: Vec<Filled> = if limit <= 1 {
                 pairs.map(decode).collect::<Result<_, _>>()?
             } else {
@@ -143,19 +185,134 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
                     .map(decode)
                     .collect::<Result<_, _>>()?
             };
-            for (work, filled) in batch.iter_mut().zip(filled) {
+            for (i, (work, filled)) in (first..).zip(batch.iter_mut().zip(filled)) {
                 if let Filled::ThroughZarrs = filled {
-                    let bytes: ArrayBytes<'static> = array
-                        .async_retrieve_chunk_subset_opt(
-                            &work.indices,
-                            &work.within()?,
-                            &chunk_options,
-                        )
+                    self.async_read_through_zarrs(work, shards.as_ref(), i, subset, &chunk_options)
                         .await?;
-                    work.copy_from(&bytes.into_fixed()?);
                 }
             }
+            first += batch.len();
         }
         Ok(())
     }
+
+    /// What the chunk of `work` (the `i`th of the read) holds: for a sharded array, out of its
+    /// shard's index.
+    async fn fetch<'a>(
+        &'a self,
+        plan: &'a Plan,
+        storage: &AsyncReadableStorage,
+        shards: Option<&'a Shards>,
+        i: usize,
+        work: &ChunkWork<'_>,
+    ) -> Result<Fetched<'a>, ArrayError> {
+        let array = self.array;
+        let (Some(sharding), Some(shards)) = (&plan.shards, shards) else {
+            let key = array.chunk_key(&work.indices);
+            return Ok(match storage.get(&key).await? {
+                None => Fetched::Fill(array.fill_value().as_ne_bytes()),
+                Some(encoded) => Fetched::Encoded(encoded),
+            });
+        };
+        let slot = shards.slots[i];
+        let index = &shards.indexes[slot];
+        Ok(match sharding.source(index, &work.indices) {
+            Source::Fill => Fetched::Fill(match index {
+                ShardIndex::Absent => array.fill_value().as_ne_bytes(),
+                _ => sharding.missing.as_deref().expect("checked by `source`"),
+            }),
+            Source::Zarrs => Fetched::Zarrs,
+            Source::Held(encoded) => Fetched::Encoded(encoded),
+            Source::Range(range) => {
+                let key = array.chunk_key(&shards.indices[slot]);
+                match storage.get_partial(&key, range).await {
+                    Ok(Some(encoded)) => Fetched::Encoded(encoded),
+                    Ok(None) | Err(_) => Fetched::Zarrs,
+                }
+            }
+        })
+    }
+
+    /// Fills the pieces of `work` (the `i`th of the read of `subset`) through zarrs, which reads
+    /// the part of the chunk (or of the shard holding it) again, as its own read of the subset
+    /// would: it reports the error, or reads it.
+    async fn async_read_through_zarrs(
+        &self,
+        work: &mut ChunkWork<'_>,
+        shards: Option<&Shards>,
+        i: usize,
+        subset: &ArraySubset,
+        options: &CodecOptions,
+    ) -> Result<(), ArrayError> {
+        let array = self.array;
+        let (chunk, region) = match shards {
+            Some(shards) => {
+                let shard = &shards.indices[shards.slots[i]];
+                (shard.clone(), array.chunk_subset(shard)?.overlap(subset)?)
+            }
+            None => (work.indices.clone(), work.overlap.clone()),
+        };
+        let bytes: ArrayBytes<'static> = match pieces::zarrs_read(array, &chunk, &region)? {
+            None => array.async_retrieve_chunk_opt(&chunk, options).await?,
+            Some(within) => {
+                array
+                    .async_retrieve_chunk_subset_opt(&chunk, &within, options)
+                    .await?
+            }
+        };
+        work.copy_from_region(&region, &bytes.into_fixed()?);
+        Ok(())
+    }
+}
+
+/// The shards a read touches, and their indexes.
+struct Shards {
+    /// Each shard's indices in the array's grid.
+    indices: Vec<ArrayIndices>,
+    /// Each shard's index (with the whole shard, where the read covers it).
+    indexes: Vec<ShardIndex>,
+    /// For each chunk of the read, the position of its shard.
+    slots: Vec<usize>,
+}
+
+impl Shards {
+    /// The shards of `works`, each index (or whole shard) fetched once, concurrently.
+    async fn fetch<TStorage: ?Sized>(
+        array: &Array<TStorage>,
+        sharding: &Sharding,
+        storage: &AsyncReadableStorage,
+        works: &[ChunkWork<'_>],
+        subset: &ArraySubset,
+    ) -> Result<Self, ArrayError> {
+        let (indices, slots) = shards::shards_of(sharding, works);
+        let indexes: Vec<ShardIndex> = futures::stream::iter(indices.iter().map(|shard| {
+            let key = array.chunk_key(shard);
+            async move {
+                Ok::<_, ArrayError>(if Sharding::read_whole(array, shard, subset)? {
+                    sharding.index(storage.get(&key).await, true)
+                } else {
+                    let range = sharding.index_range;
+                    sharding.index(storage.get_partial(&key, range).await, false)
+                })
+            }
+        }))
+        .buffered(BATCH)
+        .try_collect()
+        .await?;
+        Ok(Self {
+            indices,
+            indexes,
+            slots,
+        })
+    }
+}
+
+/// What a chunk holds, as fetched.
+enum Fetched<'a> {
+    /// Fill bytes of one element.
+    Fill(&'a [u8]),
+    /// Its stored bytes.
+    Encoded(Bytes),
+    /// zarrs reads it.
+    Zarrs,
 }

@@ -13,24 +13,27 @@ mod asynchronous;
 mod fused;
 mod output;
 mod pieces;
+mod plan;
 mod runs;
+mod shards;
+mod split;
 
 use std::mem::MaybeUninit;
-use std::sync::Arc;
 
+use bytemuck::Zeroable;
 use rayon::prelude::*;
-use zarrs::array::codec::{BytesCodec, CodecChain};
+use unsafe_cell_slice::UnsafeCellSlice;
 use zarrs::array::{
-    Array, ArrayBytes, ArrayError, ArraySubset, ArraySubsetTraits, CodecOptions, DataType, Element,
-    FillValue,
+    Array, ArrayBytesDecodeIntoTarget, ArrayBytesFixedDisjointView, ArrayError, ArraySubset,
+    ArraySubsetTraits, CodecOptions, Element,
 };
 use zarrs::storage::ReadableStorageTraits;
 
 pub use output::FromFusedRead;
 use pieces::{ChunkWork, Filled};
+use plan::{Plan, plan};
 
-use crate::kernel::{Chain, Kernel, as_uninit, buffer};
-use crate::{CastValueCodec, ScaleOffsetCodec};
+use crate::kernel::{as_uninit, buffer};
 
 /// Reads array subsets into a caller's buffer, fusing the decode of `scale_offset` and
 /// `cast_value` into one pass where the codec chain allows.
@@ -64,17 +67,6 @@ use crate::{CastValueCodec, ScaleOffsetCodec};
 pub struct FusedReader<'a, TStorage: ?Sized> {
     array: &'a Array<TStorage>,
     plan: Option<Plan>,
-}
-
-/// How to read the stored chunks.
-struct Plan {
-    /// The data type and fill value entering the `bytes` codec.
-    stored: DataType,
-    stored_fill: FillValue,
-    /// The `bytes` and bytes-to-bytes codecs.
-    inner: CodecChain,
-    /// The decodes of the array-to-array codecs, last codec first.
-    kernel: Arc<dyn Kernel>,
 }
 
 impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorage> {
@@ -116,10 +108,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
             let slots = unsafe { as_uninit(output) };
             self.read_fused(plan, &subset, slots, options)
         } else {
-            let bytes: ArrayBytes<'static> =
-                self.array.retrieve_array_subset_opt(&subset, options)?;
-            output.copy_from_slice(&bytes.into_fixed()?);
-            Ok(())
+            self.read_unfused(&subset, output, options)
         }
     }
 
@@ -165,19 +154,21 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
     ) -> Result<O, ArrayError> {
         let elements = element_count(subset)?;
         let subset = self.check::<O::Element>(subset, elements)?;
-        let values = match &self.plan {
-            Some(plan) => {
-                let mut values = Vec::new();
-                self.read_fused(plan, &subset, room(&mut values, elements), options)?;
-                // SAFETY: the read succeeded, so it wrote every byte of the room for `elements`
-                // elements (the pieces it fills partition it, as `pieces::split` asserts), and
-                // every bit pattern is a value of the `Pod` element type.
-                unsafe { values.set_len(elements) };
+        let values = if let Some(plan) = &self.plan {
+            let mut values = Vec::new();
+            self.read_fused(plan, &subset, room(&mut values, elements), options)?;
+            // SAFETY: the read succeeded, so it wrote every byte of the room for `elements`
+            // elements (the pieces it fills partition it, as `pieces::split` asserts), and every
+            // bit pattern is a value of the `Pod` element type.
+            unsafe { values.set_len(elements) };
+            values
+        } else {
+            {
+                // Zeroed by the allocator (fresh pages cost nothing more), then read into.
+                let mut values = vec![O::Element::zeroed(); elements];
+                self.read_unfused(&subset, bytemuck::cast_slice_mut(&mut values), options)?;
                 values
             }
-            None => self
-                .array
-                .retrieve_array_subset_opt::<Vec<O::Element>>(&subset, options)?,
         };
         O::from_elements(values, subset.shape())
     }
@@ -192,8 +183,12 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         options: &CodecOptions,
     ) -> Result<(), ArrayError> {
         let array = self.array;
+        if let Some(sharding) = &plan.shards {
+            return shards::read(array, plan, sharding, subset, output, options);
+        }
         let threads = options.concurrent_target();
-        let works = pieces::split(array, subset, output, plan.kernel.sizes().1, threads)?;
+        let grid = &***array.chunk_grid();
+        let works = split::split(grid, subset, output, plan.kernel.sizes().1, threads)?;
         let (limit, options) = concurrency(works.len(), options);
         let fill = array.fill_value().as_ne_bytes();
         let read = |mut work: ChunkWork<'_>| {
@@ -202,18 +197,33 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
                     work.fill_with(fill);
                     Filled::Done
                 }
-                Some(encoded) => work.decode(plan, array, encoded, &options)?,
+                Some(encoded) => {
+                    let shape = array.chunk_shape(&work.indices)?;
+                    work.decode(plan, &shape, encoded.into(), &options)
+                }
             };
             if let Filled::ThroughZarrs = filled {
-                // zarrs reads the part of the chunk again: it reports the element or the chunk
-                // with its own error, or (reading only the bytes it needs) reads it.
-                let bytes: ArrayBytes<'static> =
-                    array.retrieve_chunk_subset_opt(&work.indices, &work.within()?, &options)?;
-                work.copy_from(&bytes.into_fixed()?);
+                let (chunk, region) = (work.indices.clone(), work.overlap.clone());
+                work.read_through_zarrs(array, &chunk, &region, &options)?;
             }
             Ok(())
         };
         for_each_limited(works, limit, read)
+    }
+
+    /// Reads `subset` into `output` through zarrs' own read into a buffer.
+    fn read_unfused(
+        &self,
+        subset: &ArraySubset,
+        output: &mut [u8],
+        options: &CodecOptions,
+    ) -> Result<(), ArrayError> {
+        let mut view = view_of(subset, output)?;
+        self.array.retrieve_array_subset_into_opt(
+            subset,
+            ArrayBytesDecodeIntoTarget::Fixed(&mut view),
+            options,
+        )
     }
 }
 
@@ -254,6 +264,27 @@ impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
         }
         Ok(subset)
     }
+}
+
+/// `output`, the elements of `subset` in C order, as a target of zarrs' reads into a buffer.
+fn view_of<'a>(
+    subset: &'a ArraySubset,
+    output: &'a mut [u8],
+) -> Result<ArrayBytesFixedDisjointView<'a>, ArrayError> {
+    let size = output.len() / element_count(subset)?.max(1);
+    let cells = UnsafeCellSlice::new(output);
+    let shape = subset.shape();
+    // SAFETY: the view is the only one of `output`, which it covers exactly (the subset's
+    // elements of `size` bytes) and which it borrows for its whole life.
+    let view = unsafe {
+        ArrayBytesFixedDisjointView::new(
+            cells,
+            size,
+            shape,
+            ArraySubset::new_with_shape(shape.to_vec()),
+        )
+    }?;
+    Ok(view)
 }
 
 /// The number of elements of `subset`.
@@ -307,68 +338,6 @@ fn room<T: bytemuck::Pod>(values: &mut Vec<T>, len: usize) -> &mut [MaybeUninit<
         unsafe { std::slice::from_raw_parts_mut(slots.as_mut_ptr().cast(), bytes_len) };
     buffer::advise(bytes);
     bytes
-}
-
-/// The plan for `array`, if its codec chain can be fused: array-to-array codecs of this crate
-/// only (at least one), then `bytes`, then any bytes-to-bytes codecs, and a fill value that every
-/// codec accepts (else zarrs reports the error).
-fn plan<TStorage: ?Sized>(array: &Array<TStorage>) -> Option<Plan> {
-    let codecs = array.codecs();
-    let array_to_bytes = codecs.array_to_bytes_codec();
-    if codecs.array_to_array_codecs().is_empty()
-        || array_to_bytes
-            .as_any()
-            .downcast_ref::<BytesCodec>()
-            .is_none()
-    {
-        return None;
-    }
-    let mut data_type = array.data_type().clone();
-    let mut fill = array.fill_value().clone();
-    let mut kernels: Vec<Arc<dyn Kernel>> = Vec::new();
-    for codec in codecs.array_to_array_codecs() {
-        let any = codec.as_any();
-        let (kernel, encoded) = if let Some(codec) = any.downcast_ref::<ScaleOffsetCodec>() {
-            (
-                codec.decode_kernel(&data_type).ok()?,
-                codec.check(&data_type, &fill).ok()?,
-            )
-        } else if let Some(codec) = any.downcast_ref::<CastValueCodec>() {
-            (
-                Some(codec.decode_kernel(&data_type).ok()?),
-                codec.check(&data_type, &fill).ok()?,
-            )
-        } else {
-            return None;
-        };
-        kernels.extend(kernel);
-        (data_type, fill) = encoded;
-    }
-    let mut kernel = kernels
-        .into_iter()
-        .reduce(|first_codec, next_codec| Arc::new(Chain::new(next_codec, first_codec)))?;
-    // `[scale_offset, cast_value]`, the usual chain, has a loop of its own.
-    if let [first, second] = codecs.array_to_array_codecs()
-        && let Some(scale_offset) = first.as_any().downcast_ref::<ScaleOffsetCodec>()
-        && let Some(cast_value) = second.as_any().downcast_ref::<CastValueCodec>()
-        && let Ok(parameters) = scale_offset.parameters(array.data_type())
-        && !parameters.is_identity()
-        && let Ok(cast) = cast_value.decode_cast(array.data_type())
-        && let Some(fused) = fused::fused_decode(&cast, parameters, &kernel)
-    {
-        kernel = fused;
-    }
-    let inner = CodecChain::new(
-        Vec::new(),
-        Arc::clone(array_to_bytes),
-        codecs.bytes_to_bytes_codecs().to_vec(),
-    );
-    Some(Plan {
-        stored: data_type,
-        stored_fill: fill,
-        inner,
-        kernel,
-    })
 }
 
 #[cfg(test)]

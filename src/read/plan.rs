@@ -1,0 +1,120 @@
+//! Which arrays a fused read reads itself, and how: the codec chain taken apart into the stored
+//! chunks' own codecs (zarrs decodes those) and the decodes of this crate's codecs (one kernel).
+
+use std::sync::Arc;
+
+use zarrs::array::codec::{BytesCodec, CodecChain};
+use zarrs::array::{Array, DataType, FillValue};
+
+use super::{fused, shards};
+use crate::kernel::{Chain, Kernel, driver};
+use crate::{CastValueCodec, ScaleOffsetCodec};
+
+/// How to read the stored chunks.
+pub(super) struct Plan {
+    /// The data type and fill value entering the `bytes` codec.
+    pub(super) stored: DataType,
+    pub(super) stored_fill: FillValue,
+    /// The `bytes` and bytes-to-bytes codecs (of the inner chunks, for a sharded array).
+    pub(super) inner: CodecChain,
+    /// The decodes of the array-to-array codecs (outside and inside a sharding codec), last
+    /// codec first.
+    pub(super) kernel: Arc<dyn Kernel>,
+    /// For a sharded array: its shards' layout; the chunks the codecs decode are its inner chunks.
+    pub(super) shards: Option<shards::Sharding>,
+}
+
+/// The plan for `array`, if its codec chain can be fused: array-to-array codecs of this crate
+/// only (at least one), then `bytes`, then any bytes-to-bytes codecs; or the crate's codecs
+/// outside and inside a `sharding_indexed` codec whose inner chunks end in `bytes` and any
+/// bytes-to-bytes codecs; and a fill value that every codec accepts (else zarrs reports the
+/// error).
+pub(super) fn plan<TStorage: ?Sized>(array: &Array<TStorage>) -> Option<Plan> {
+    let codecs = array.codecs();
+    let outer = codecs.array_to_array_codecs();
+    let (sharding, a2a, bytes) = if codecs
+        .array_to_bytes_codec()
+        .as_any()
+        .downcast_ref::<BytesCodec>()
+        .is_some()
+    {
+        (None, outer.to_vec(), Arc::clone(&codecs))
+    } else {
+        let parts = shards::Parts::of(array)?;
+        let inner = Arc::new(parts.inner);
+        inner
+            .array_to_bytes_codec()
+            .as_any()
+            .downcast_ref::<BytesCodec>()?;
+        let a2a = [outer, inner.array_to_array_codecs()].concat();
+        (Some(parts.configuration), a2a, inner)
+    };
+    if a2a.is_empty() {
+        return None;
+    }
+    let mut data_type = array.data_type().clone();
+    let mut fill = array.fill_value().clone();
+    let mut kernels: Vec<Arc<dyn Kernel>> = Vec::new();
+    // The fill value of the sharding codec's inner chunks, as the outer codecs decode it.
+    let mut missing = Some(array.fill_value().as_ne_bytes().to_vec());
+    for (i, codec) in a2a.iter().enumerate() {
+        if i == outer.len() && i > 0 {
+            missing = kernels
+                .iter()
+                .cloned()
+                .reduce(|first, next| Arc::new(Chain::new(next, first)))
+                .and_then(|kernel| {
+                    let mut element = vec![0; kernel.sizes().1];
+                    driver::apply_into(kernel.as_ref(), fill.as_ne_bytes(), &mut element)
+                        .ok()
+                        .map(|()| element)
+                });
+        }
+        let any = codec.as_any();
+        let (kernel, encoded) = if let Some(codec) = any.downcast_ref::<ScaleOffsetCodec>() {
+            (
+                codec.decode_kernel(&data_type).ok()?,
+                codec.check(&data_type, &fill).ok()?,
+            )
+        } else if let Some(codec) = any.downcast_ref::<CastValueCodec>() {
+            (
+                Some(codec.decode_kernel(&data_type).ok()?),
+                codec.check(&data_type, &fill).ok()?,
+            )
+        } else {
+            return None;
+        };
+        kernels.extend(kernel);
+        (data_type, fill) = encoded;
+    }
+    let mut kernel = kernels
+        .into_iter()
+        .reduce(|first_codec, next_codec| Arc::new(Chain::new(next_codec, first_codec)))?;
+    // `[scale_offset, cast_value]`, the usual chain, has a loop of its own.
+    if let [first, second] = a2a.as_slice()
+        && let Some(scale_offset) = first.as_any().downcast_ref::<ScaleOffsetCodec>()
+        && let Some(cast_value) = second.as_any().downcast_ref::<CastValueCodec>()
+        && let Ok(parameters) = scale_offset.parameters(array.data_type())
+        && !parameters.is_identity()
+        && let Ok(cast) = cast_value.decode_cast(array.data_type())
+        && let Some(fused) = fused::fused_decode(&cast, parameters, &kernel)
+    {
+        kernel = fused;
+    }
+    let shards = match sharding {
+        Some(configuration) => Some(shards::Sharding::new(array, &configuration, missing)?),
+        None => None,
+    };
+    let inner = CodecChain::new(
+        Vec::new(),
+        Arc::clone(bytes.array_to_bytes_codec()),
+        bytes.bytes_to_bytes_codecs().to_vec(),
+    );
+    Some(Plan {
+        stored: data_type,
+        stored_fill: fill,
+        inner,
+        kernel,
+        shards,
+    })
+}

@@ -1,0 +1,355 @@
+//! Sharded arrays (`sharding_indexed`), read inner chunk by inner chunk: each shard's index is
+//! read once, then only the byte ranges of the inner chunks a read touches, each decoded straight
+//! into the output as an unsharded chunk is.
+//!
+//! The inner chunks of a regular grid of shards lie on a regular grid of their own over the whole
+//! array (a shard's shape is a multiple of theirs), so a read is split over that grid exactly as
+//! an unsharded read is split over its chunks.
+
+use std::num::NonZeroU64;
+use std::sync::Arc;
+
+use zarrs::array::chunk_grid::RegularChunkGrid;
+use zarrs::array::codec::CodecChain;
+use zarrs::array::codec::api::{ArrayToBytesCodecTraits, BytesRepresentation};
+use zarrs::array::{
+    Array, ArrayError, ArrayIndices, ArrayMetadata, ArraySubset, CodecOptions, FillValue, data_type,
+};
+use zarrs::storage::ReadableStorage;
+use zarrs::storage::byte_range::ByteRange;
+use zarrs::storage::{Bytes, ReadableStorageTraits, StorageHandle};
+use zarrs_metadata_ext::codec::sharding::{
+    ShardingCodecConfiguration, ShardingCodecConfigurationV1, ShardingIndexLocation,
+};
+
+use super::pieces::{ChunkWork, Filled};
+use super::{Plan, concurrency, for_each_limited};
+
+/// The `sharding_indexed` codec of an array whose shards the fused read reads itself.
+pub(super) struct Sharding {
+    /// The inner chunks over the whole array.
+    pub(super) grid: RegularChunkGrid,
+    /// Inner chunks per shard, along each dimension.
+    per_shard: Vec<u64>,
+    index_codecs: CodecChain,
+    index_shape: Vec<NonZeroU64>,
+    /// Where a shard's index lies in it.
+    pub(super) index_range: ByteRange,
+    /// One element of the array's data type for the elements of an inner chunk a shard does not
+    /// hold, as zarrs reads them; `None` where zarrs must read them.
+    pub(super) missing: Option<Vec<u8>>,
+}
+
+/// The index of one shard.
+pub(super) enum ShardIndex {
+    /// The shard does not exist: its elements are the array's fill value.
+    Absent,
+    /// Offsets and sizes of the inner chunks, two numbers each, in C order, and the whole
+    /// shard where it was read whole.
+    Entries(Vec<u64>, Option<Bytes>),
+    /// An index that could not be read or decoded: zarrs reads the shard (and reports it).
+    Unreadable,
+}
+
+/// Where an inner chunk's elements come from.
+pub(super) enum Source {
+    /// Fill bytes of one element.
+    Fill,
+    /// The inner chunk's stored bytes at this range of the shard.
+    Range(ByteRange),
+    /// The inner chunk's stored bytes, out of the shard read whole.
+    Held(Bytes),
+    /// zarrs reads them.
+    Zarrs,
+}
+
+/// The parts of a sharded chain: the `sharding_indexed` configuration and its inner codecs.
+pub(super) struct Parts {
+    pub(super) configuration: ShardingCodecConfigurationV1,
+    pub(super) inner: CodecChain,
+}
+
+impl Parts {
+    /// The `sharding_indexed` codec of `array`, where its codec chain ends with it (no
+    /// bytes-to-bytes codecs after it, which would hide the inner chunks' byte ranges) and its
+    /// chunk grid is regular.
+    pub(super) fn of<TStorage: ?Sized>(array: &Array<TStorage>) -> Option<Self> {
+        let ArrayMetadata::V3(metadata) = array.metadata() else {
+            return None;
+        };
+        if metadata.chunk_grid.name() != "regular" {
+            return None;
+        }
+        let codecs = &metadata.codecs;
+        let a2b = codecs.get(array.codecs().array_to_array_codecs().len())?;
+        if a2b.name() != "sharding_indexed" || !array.codecs().bytes_to_bytes_codecs().is_empty() {
+            return None;
+        }
+        let configuration: ShardingCodecConfiguration = a2b.to_typed_configuration().ok()?;
+        let ShardingCodecConfiguration::V1(configuration) = configuration else {
+            return None;
+        };
+        let inner = CodecChain::from_metadata(&configuration.codecs).ok()?;
+        Some(Self {
+            configuration,
+            inner,
+        })
+    }
+}
+
+impl Sharding {
+    /// The sharding of `array` from its `parts`; `missing` as for [`Sharding::missing`].
+    pub(super) fn new<TStorage: ?Sized>(
+        array: &Array<TStorage>,
+        configuration: &ShardingCodecConfigurationV1,
+        missing: Option<Vec<u8>>,
+    ) -> Option<Self> {
+        let zeros = vec![0; array.dimensionality()];
+        let shard_shape = array.chunk_shape(&zeros).ok()?;
+        let inner_shape = configuration.chunk_shape.clone();
+        if inner_shape.len() != shard_shape.len() {
+            return None;
+        }
+        let per_shard = shard_shape
+            .iter()
+            .zip(inner_shape.iter())
+            .map(|(shard, inner)| {
+                (shard.get() % inner.get() == 0).then_some(shard.get() / inner.get())
+            })
+            .collect::<Option<Vec<u64>>>()?;
+        let index_codecs = CodecChain::from_metadata(&configuration.index_codecs).ok()?;
+        let mut index_shape: Vec<NonZeroU64> = per_shard
+            .iter()
+            .map(|&n| NonZeroU64::new(n))
+            .collect::<Option<_>>()?;
+        index_shape.push(NonZeroU64::new(2)?);
+        let BytesRepresentation::FixedSize(index_size) = index_codecs
+            .encoded_representation(
+                &index_shape,
+                &data_type::uint64(),
+                &FillValue::from(u64::MAX),
+            )
+            .ok()?
+        else {
+            return None;
+        };
+        let index_range = match configuration.index_location {
+            ShardingIndexLocation::Start => ByteRange::FromStart(0, Some(index_size)),
+            ShardingIndexLocation::End => ByteRange::Suffix(index_size),
+        };
+        let grid = RegularChunkGrid::new(array.shape().to_vec(), inner_shape).ok()?;
+        Some(Self {
+            grid,
+            per_shard,
+            index_codecs,
+            index_shape,
+            index_range,
+            missing,
+        })
+    }
+
+    /// The shape of every inner chunk.
+    pub(super) fn inner_shape(&self) -> &[NonZeroU64] {
+        self.grid.chunk_shape()
+    }
+
+    /// The shard holding the inner chunk at `inner` (indices on the inner grid).
+    pub(super) fn shard_of(&self, inner: &[u64]) -> ArrayIndices {
+        inner
+            .iter()
+            .zip(&self.per_shard)
+            .map(|(i, n)| i / n)
+            .collect()
+    }
+
+    /// How a read of `subset` reads the shard at `shard`: whole where the read covers it (as
+    /// zarrs reads such a shard: one request), else its index first.
+    pub(super) fn read_whole<TStorage: ?Sized>(
+        array: &Array<TStorage>,
+        shard: &[u64],
+        subset: &ArraySubset,
+    ) -> Result<bool, ArrayError> {
+        let shard = array.chunk_subset(shard)?;
+        Ok(shard
+            .start()
+            .iter()
+            .zip(shard.end_exc())
+            .zip(subset.start().iter().zip(subset.end_exc()))
+            .all(|((&start, end), (&from, to))| from <= start && end <= to))
+    }
+
+    /// The index read from a shard: `stored` is what the store returned for the index range or,
+    /// where `whole`, for the whole shard.
+    pub(super) fn index<E>(&self, stored: Result<Option<Bytes>, E>, whole: bool) -> ShardIndex {
+        let bytes = match stored {
+            Ok(None) => return ShardIndex::Absent,
+            Ok(Some(bytes)) => bytes,
+            Err(_) => return ShardIndex::Unreadable,
+        };
+        let encoded = if whole {
+            let len = bytes.len() as u64;
+            let range = match self.index_range {
+                ByteRange::FromStart(start, Some(size)) => {
+                    start.checked_add(size).map(|end| start..end)
+                }
+                ByteRange::Suffix(size) => len.checked_sub(size).map(|start| start..len),
+                ByteRange::FromStart(_, None) => None,
+            };
+            match range.filter(|range| range.end <= len) {
+                Some(range) => bytes.slice(to_usize(range.start)..to_usize(range.end)),
+                None => return ShardIndex::Unreadable,
+            }
+        } else {
+            bytes.clone()
+        };
+        let decoded = self
+            .index_codecs
+            .decode(
+                (&*encoded).into(),
+                &self.index_shape,
+                &data_type::uint64(),
+                &FillValue::from(u64::MAX),
+                &CodecOptions::default(),
+            )
+            .ok()
+            .and_then(|decoded| decoded.into_fixed().ok());
+        match decoded {
+            Some(decoded) => ShardIndex::Entries(
+                decoded
+                    .chunks_exact(8)
+                    .map(|entry| u64::from_ne_bytes(entry.try_into().expect("8 bytes")))
+                    .collect(),
+                whole.then_some(bytes),
+            ),
+            None => ShardIndex::Unreadable,
+        }
+    }
+
+    /// Where the elements of the inner chunk at `inner` come from, given its shard's `index`.
+    pub(super) fn source(&self, index: &ShardIndex, inner: &[u64]) -> Source {
+        let (entries, whole) = match index {
+            ShardIndex::Absent => return Source::Fill,
+            ShardIndex::Unreadable => return Source::Zarrs,
+            ShardIndex::Entries(entries, whole) => (entries, whole),
+        };
+        // The inner chunk's position within its shard, in C order.
+        let at = inner
+            .iter()
+            .zip(&self.per_shard)
+            .fold(0u64, |at, (i, n)| at * n + i % n);
+        let Some(at) = usize::try_from(at).ok().map(|at| 2 * at) else {
+            return Source::Zarrs;
+        };
+        match entries.get(at..at + 2) {
+            Some(&[u64::MAX, u64::MAX]) if self.missing.is_some() => Source::Fill,
+            Some(&[offset, size]) => match (offset.checked_add(size), whole) {
+                (Some(end), None) => Source::Range(ByteRange::new(offset..end)),
+                (Some(end), Some(shard)) if end <= shard.len() as u64 => {
+                    Source::Held(shard.slice(to_usize(offset)..to_usize(end)))
+                }
+                _ => Source::Zarrs,
+            },
+            _ => Source::Zarrs,
+        }
+    }
+}
+
+/// `n`, an offset within bytes held in memory.
+fn to_usize(n: u64) -> usize {
+    usize::try_from(n).expect("an offset within memory")
+}
+
+/// The array's store with its storage transformers, as zarrs reads chunks through them.
+pub(super) fn storage<TStorage: ?Sized + ReadableStorageTraits + 'static>(
+    array: &Array<TStorage>,
+) -> Result<ReadableStorage, ArrayError> {
+    let handle = Arc::new(StorageHandle::new(array.storage()));
+    Ok(array
+        .storage_transformers()
+        .create_readable_transformer(handle)?)
+}
+
+/// The shards `works` touch (each once, in order) and, for each work, the position of its shard.
+pub(super) fn shards_of(
+    sharding: &Sharding,
+    works: &[ChunkWork<'_>],
+) -> (Vec<ArrayIndices>, Vec<usize>) {
+    let mut shards: Vec<ArrayIndices> = Vec::new();
+    let mut positions = std::collections::HashMap::new();
+    let slots = works
+        .iter()
+        .map(|work| {
+            let shard = sharding.shard_of(&work.indices);
+            *positions.entry(shard.clone()).or_insert_with(|| {
+                shards.push(shard);
+                shards.len() - 1
+            })
+        })
+        .collect();
+    (shards, slots)
+}
+
+/// Reads `subset` of a sharded array into `output` through the plan: shard by shard (as many at
+/// once as the concurrent target allows, at least zarrs' chunk concurrent minimum), each shard's
+/// index or whole shard read once and its inner chunks then decoded while they are in the cache,
+/// on the rest of the target where there are fewer shards than threads.
+pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
+    array: &Array<TStorage>,
+    plan: &Plan,
+    sharding: &Sharding,
+    subset: &ArraySubset,
+    output: &mut [std::mem::MaybeUninit<u8>],
+    options: &CodecOptions,
+) -> Result<(), ArrayError> {
+    let threads = options.concurrent_target();
+    let out_size = plan.kernel.sizes().1;
+    let works = super::split::split(&sharding.grid, subset, output, out_size, threads)?;
+    let storage = storage(array)?;
+    let (shards, slots) = shards_of(sharding, &works);
+    let mut groups: Vec<(ArrayIndices, Vec<ChunkWork<'_>>)> = shards
+        .into_iter()
+        .map(|shard| (shard, Vec::new()))
+        .collect();
+    for (work, slot) in works.into_iter().zip(slots) {
+        groups[slot].1.push(work);
+    }
+    let (shard_limit, shard_options) = concurrency(groups.len(), options);
+    let fill = array.fill_value().as_ne_bytes();
+    let read_shard = |(shard, works): (ArrayIndices, Vec<ChunkWork<'_>>)| {
+        let key = array.chunk_key(&shard);
+        let index = if Sharding::read_whole(array, &shard, subset)? {
+            sharding.index(storage.get(&key), true)
+        } else {
+            sharding.index(storage.get_partial(&key, sharding.index_range), false)
+        };
+        let (limit, options) = concurrency(works.len(), &shard_options);
+        let read = |mut work: ChunkWork<'_>| {
+            let filled = match sharding.source(&index, &work.indices) {
+                Source::Fill => {
+                    work.fill_with(match index {
+                        ShardIndex::Absent => fill,
+                        _ => sharding.missing.as_deref().expect("checked by `source`"),
+                    });
+                    Filled::Done
+                }
+                Source::Zarrs => Filled::ThroughZarrs,
+                Source::Held(encoded) => {
+                    work.decode(plan, sharding.inner_shape(), (&*encoded).into(), &options)
+                }
+                Source::Range(range) => match storage.get_partial(&key, range) {
+                    Ok(Some(encoded)) => {
+                        work.decode(plan, sharding.inner_shape(), (&*encoded).into(), &options)
+                    }
+                    Ok(None) | Err(_) => Filled::ThroughZarrs,
+                },
+            };
+            if let Filled::ThroughZarrs = filled {
+                let region = array.chunk_subset(&shard)?.overlap(subset)?;
+                work.read_through_zarrs(array, &shard, &region, &options)?;
+            }
+            Ok::<(), ArrayError>(())
+        };
+        for_each_limited(works, limit, read)
+    };
+    for_each_limited(groups, shard_limit, read_shard)
+}

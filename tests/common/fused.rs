@@ -1,0 +1,165 @@
+//! Reads through `FusedReader` compared with zarrs' own reads of the same subsets.
+
+use zarrs::array::{Array, ArrayBytes, ArrayError, ArraySubset, CodecOptions};
+use zarrs::storage::ReadableStorageTraits;
+use zarrs_scale_offset_cast::FusedReader;
+
+/// The byte every output is filled with before a read: no read writes a whole element of it
+/// into these tests' arrays, so an element a read leaves unwritten shows.
+pub(crate) const UNWRITTEN: u8 = 0xAA;
+
+/// How errors must agree.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Errors {
+    /// The same message.
+    Same,
+    /// The same kind of [`ArrayError`] (zarrs' reads of a whole shard and of a part of it word
+    /// some errors differently).
+    SameKind,
+}
+
+/// Reads `subset` both ways and compares the bytes, or the errors' messages; returns whether
+/// the fused path was taken.
+pub(crate) fn compare<S: ?Sized + ReadableStorageTraits + 'static>(
+    array: &Array<S>,
+    subset: &ArraySubset,
+    context: &str,
+) -> bool {
+    compare_with(array, subset, context, Errors::Same)
+}
+
+/// [`compare`], with errors agreeing as `errors` says.
+pub(crate) fn compare_with<S: ?Sized + ReadableStorageTraits + 'static>(
+    array: &Array<S>,
+    subset: &ArraySubset,
+    context: &str,
+    errors: Errors,
+) -> bool {
+    let reader = FusedReader::new(array);
+    let expected: Result<ArrayBytes<'static>, _> = array.retrieve_array_subset(subset);
+    let elements = usize::try_from(subset.num_elements()).unwrap();
+    let got = read_typed(
+        &reader,
+        array.data_type().name_v3().unwrap().as_ref(),
+        subset,
+        elements,
+        errors,
+    );
+    match (expected, got) {
+        (Ok(expected), Ok(got)) => {
+            let expected = expected.into_fixed().unwrap();
+            assert!(
+                got == expected.as_ref(),
+                "{context} {subset:?}: the bytes differ"
+            );
+        }
+        (Err(expected), Err(got)) => same_error(&expected, &got, errors, context),
+        (expected, got) => panic!(
+            "{context} {subset:?}: zarrs gave {:?}, the fused path {:?}",
+            expected.map(|_| ()),
+            got.map(|_| ())
+        ),
+    }
+    reader.is_fused()
+}
+
+fn same_error(expected: &ArrayError, got: &ArrayError, errors: Errors, context: &str) {
+    match errors {
+        Errors::Same => assert_eq!(got.to_string(), expected.to_string(), "{context}"),
+        Errors::SameKind => assert_eq!(
+            std::mem::discriminant(got),
+            std::mem::discriminant(expected),
+            "{context}: zarrs: {expected}; the fused path: {got}"
+        ),
+    }
+}
+
+/// Reads `subset` through `reader` into elements of the array's own element type, as bytes:
+/// into a buffer on one thread and on four, and into a new vector, which must agree.
+fn read_typed<S: ?Sized + ReadableStorageTraits + 'static>(
+    reader: &FusedReader<'_, S>,
+    data_type: &str,
+    subset: &ArraySubset,
+    elements: usize,
+    errors: Errors,
+) -> Result<Vec<u8>, ArrayError> {
+    fn read<
+        T: zarrs::array::ElementOwned + bytemuck::Pod,
+        S: ?Sized + ReadableStorageTraits + 'static,
+    >(
+        reader: &FusedReader<'_, S>,
+        subset: &ArraySubset,
+        elements: usize,
+        errors: Errors,
+    ) -> Result<Vec<u8>, ArrayError> {
+        let prefilled = || {
+            let mut out = vec![T::zeroed(); elements];
+            bytemuck::cast_slice_mut::<T, u8>(&mut out).fill(UNWRITTEN);
+            out
+        };
+        let mut out = prefilled();
+        let into = reader
+            .retrieve_array_subset_into(subset, &mut out)
+            .map(|()| bytemuck::cast_slice::<T, u8>(&out).to_vec());
+        // On several threads (chunks at once, and the pieces of large chunks), into a buffer
+        // and into a new vector: the same bytes, or the same error.
+        let parallel = CodecOptions::default().with_concurrent_target(4);
+        let mut out = prefilled();
+        let into_parallel = reader
+            .retrieve_array_subset_into_opt(subset, &mut out, &parallel)
+            .map(|()| bytemuck::cast_slice::<T, u8>(&out).to_vec());
+        let vec = reader
+            .retrieve_array_subset_opt::<Vec<T>>(subset, &parallel)
+            .map(|values| bytemuck::cast_slice::<T, u8>(&values).to_vec());
+        for (other, path) in [
+            (&into_parallel, "into, 4 threads"),
+            (&vec, "Vec, 4 threads"),
+        ] {
+            match (&into, other) {
+                (Ok(a), Ok(b)) => assert!(a == b, "{path} {subset:?}"),
+                (Err(a), Err(b)) => same_error(a, b, errors, path),
+                _ => panic!("{path} {subset:?}: one read failed, the other did not"),
+            }
+        }
+        into
+    }
+    match data_type {
+        "float64" => read::<f64, S>(reader, subset, elements, errors),
+        "float32" => read::<f32, S>(reader, subset, elements, errors),
+        "float16" => read::<half::f16, S>(reader, subset, elements, errors),
+        "int8" => read::<i8, S>(reader, subset, elements, errors),
+        "uint8" => read::<u8, S>(reader, subset, elements, errors),
+        "int16" => read::<i16, S>(reader, subset, elements, errors),
+        "uint16" => read::<u16, S>(reader, subset, elements, errors),
+        "int32" => read::<i32, S>(reader, subset, elements, errors),
+        "uint32" => read::<u32, S>(reader, subset, elements, errors),
+        "int64" => read::<i64, S>(reader, subset, elements, errors),
+        "uint64" => read::<u64, S>(reader, subset, elements, errors),
+        other => panic!("no element type for {other}"),
+    }
+}
+
+/// The whole array and subsets that cross chunk boundaries.
+pub(crate) fn subsets(shape: &[u64], chunk: &[u64]) -> Vec<ArraySubset> {
+    let mut ranges: Vec<Vec<std::ops::Range<u64>>> = vec![shape.iter().map(|&n| 0..n).collect()];
+    ranges.push(
+        shape
+            .iter()
+            .zip(chunk)
+            .map(|(&n, &c)| {
+                if c < n {
+                    c.saturating_sub(1)..(c + 2).min(n)
+                } else {
+                    0..n
+                }
+            })
+            .collect(),
+    );
+    ranges.push(shape.iter().map(|&n| (n / 3)..(n - n / 4)).collect());
+    ranges.push(shape.iter().map(|&n| (n - 1)..n).collect());
+    ranges
+        .iter()
+        .map(|r| ArraySubset::new_with_ranges(r))
+        .filter(|s| s.num_elements() > 0)
+        .collect()
+}
