@@ -66,6 +66,7 @@ mod chain;
 mod error;
 mod kernel;
 mod numeric;
+mod parallel;
 mod plugin;
 mod read;
 pub mod scale_offset;

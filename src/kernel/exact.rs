@@ -47,6 +47,12 @@ unsafe impl Kernel for Exact {
     }
 
     fn convert(&self, input: &[u8], output: &mut [MaybeUninit<u8>]) -> Result<(), ElementFault> {
+        assert!(
+            input.len() / self.from.size() == output.len() / self.out_size
+                && input.len().is_multiple_of(self.from.size())
+                && output.len().is_multiple_of(self.out_size),
+            "one whole output element per whole input element"
+        );
         let inputs = input.chunks_exact(self.from.size());
         for (index, (x, y)) in inputs
             .zip(output.chunks_exact_mut(self.out_size))

@@ -81,3 +81,22 @@ pub(crate) fn model_fault(fault: Fault) -> RefFault {
         FaultKind::InvalidEncoding => panic!("the inputs are encodings"),
     }
 }
+
+/// Under Miri: rayon's global pool made of the calling thread alone, so that zarrs (whose
+/// `CodecOptions::default()` asks rayon for its thread count) starts no worker threads, whose idle
+/// work stealing Miri's Stacked Borrows model rejects inside crossbeam-epoch. The crate's own
+/// parallel work runs on scoped threads under Miri ([`crate::parallel`]); tests calling this make
+/// zarrs read and write single chunks, which it does without rayon. Elsewhere it does nothing.
+pub(crate) fn rayon_without_workers() {
+    #[cfg(miri)]
+    {
+        static POOL: std::sync::Once = std::sync::Once::new();
+        POOL.call_once(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .use_current_thread()
+                .build_global()
+                .expect("the first use of rayon's global pool");
+        });
+    }
+}

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use bytemuck::Zeroable;
 use futures::{StreamExt, TryStreamExt};
-use rayon::prelude::*;
 use zarrs::array::chunk_grid::api::ChunkGridTraits;
 use zarrs::array::{Array, ArrayIndices};
 use zarrs::array::{
@@ -20,6 +19,7 @@ use super::pieces::{self, ChunkWork, Filled};
 use super::shards::{self, ShardIndex, Sharding, Source};
 use super::{FromFusedRead, FusedReader, Plan, concurrency, element_count, room, view_of};
 use crate::kernel::as_uninit;
+use crate::parallel;
 
 /// The most chunks fetched before they are decoded (and held in memory at once).
 const BATCH: usize = 64;
@@ -179,10 +179,8 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
             } else {
                 let pairs: Vec<_> = pairs.collect();
                 let per_task = pairs.len().div_ceil(limit);
-                pairs
-                    .into_par_iter()
-                    .with_min_len(per_task)
-                    .map(decode)
+                parallel::map(pairs, per_task, decode)
+                    .into_iter()
                     .collect::<Result<_, _>>()?
             };
             for (i, (work, filled)) in (first..).zip(batch.iter_mut().zip(filled)) {

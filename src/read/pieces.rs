@@ -5,16 +5,17 @@ use std::borrow::Cow;
 use std::mem::MaybeUninit;
 use std::num::NonZeroU64;
 
-use rayon::prelude::*;
 use zarrs::array::codec::api::ArrayToBytesCodecTraits;
 use zarrs::array::{Array, ArrayBytes, ArrayError, ArrayIndices, ArraySubset, CodecOptions};
 use zarrs::storage::ReadableStorageTraits;
 
 use super::Plan;
 use super::runs::runs;
+use super::span::decode_span;
 use crate::error::fault::ElementFault;
 use crate::kernel::driver::{self, MIN_ELEMENTS_PER_TASK, write_uninit};
 use crate::kernel::{BLOCK, Kernel};
+use crate::parallel;
 
 /// One chunk's share of a read.
 pub(super) struct ChunkWork<'o> {
@@ -45,6 +46,17 @@ impl ChunkWork<'_> {
             .map(|(_, piece)| piece.len())
             .sum::<usize>()
             / out_size
+    }
+
+    /// The elements of the chunk from the first to the last the pieces need.
+    fn span(&self, out_size: usize) -> std::ops::Range<usize> {
+        let first = self.pieces.iter().map(|(input, _)| *input).min();
+        let end = self
+            .pieces
+            .iter()
+            .map(|(input, piece)| input + piece.len() / out_size)
+            .max();
+        first.unwrap_or(0)..end.unwrap_or(0)
     }
 
     /// Fills every piece with `fill` (the bytes of one element).
@@ -81,26 +93,40 @@ impl ChunkWork<'_> {
         encoded: Cow<'_, [u8]>,
         options: &CodecOptions,
     ) -> Filled {
-        let decoded = plan
-            .inner
-            .decode(
-                encoded,
-                chunk_shape,
-                &plan.stored,
-                &plan.stored_fill,
-                options,
-            )
-            .ok()
-            .and_then(|bytes| bytes.into_fixed().ok());
-        let Some(decoded) = decoded else {
-            return Filled::ThroughZarrs;
+        let (in_size, out_size) = plan.kernel.sizes();
+        // Only the elements between the first and the last the pieces need, where the chunk's
+        // compressor decodes a part for less.
+        let part = if plan.inner.bytes_to_bytes_codecs().is_empty() {
+            None
+        } else {
+            let span = self.span(out_size);
+            decode_span(plan, &encoded, chunk_shape, span.clone(), options)
+                .map(|decoded| (decoded, span.start))
+        };
+        let (decoded, base): (Cow<'_, [u8]>, usize) = if let Some((decoded, base)) = part {
+            (Cow::Owned(decoded), base)
+        } else {
+            let decoded = plan
+                .inner
+                .decode(
+                    encoded,
+                    chunk_shape,
+                    &plan.stored,
+                    &plan.stored_fill,
+                    options,
+                )
+                .ok()
+                .and_then(|bytes| bytes.into_fixed().ok());
+            let Some(decoded) = decoded else {
+                return Filled::ThroughZarrs;
+            };
+            (decoded, 0)
         };
         let kernel = plan.kernel.as_ref();
-        let (in_size, out_size) = kernel.sizes();
         let elements = self.elements(out_size);
         let convert = |(input, piece): &mut (usize, &mut [MaybeUninit<u8>])| {
-            let len = piece.len() / out_size;
-            let input = decoded.get(*input * in_size..(*input + len) * in_size);
+            let (first, len) = (*input - base, piece.len() / out_size);
+            let input = decoded.get(first * in_size..(first + len) * in_size);
             input.map_or(Err(()), |input| {
                 convert_run(kernel, input, piece).map_err(|_| ())
             })
@@ -111,10 +137,7 @@ impl ChunkWork<'_> {
             .max(1);
         let converted = if tasks > 1 {
             let per_task = self.pieces.len().div_ceil(tasks);
-            self.pieces
-                .par_iter_mut()
-                .with_min_len(per_task)
-                .try_for_each(convert)
+            parallel::try_for_each(self.pieces.iter_mut().collect(), per_task, convert)
         } else {
             self.pieces.iter_mut().try_for_each(convert)
         };

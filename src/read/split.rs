@@ -202,6 +202,7 @@ mod tests {
     /// The bands of a read of `ranges` from a float64 array of `shape` on `grid`, with the
     /// pieces checked against the output.
     fn bands(shape: &[u64], grid: &str, ranges: &[std::ops::Range<u64>]) -> Vec<(usize, usize)> {
+        crate::kernel::testing::rayon_without_workers();
         let array = ArrayBuilder::new(shape.to_vec(), grid, data_type::float64(), 0.0f64)
             .build(Arc::new(MemoryStore::new()), "/")
             .unwrap();

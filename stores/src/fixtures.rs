@@ -242,11 +242,17 @@ pub async fn check_sentinel2_async<S: ?Sized + AsyncReadableStorageTraits + 'sta
     reads
 }
 
-/// The whole array and a subset across chunk (and shard) boundaries, with their expected values.
+/// The whole array, a subset across chunk (and shard) boundaries, and windows of a few rows inside
+/// one inner chunk (which Blosc decompresses in part) and at the array's edge, with their expected
+/// values.
 fn subsets(expected: &Expected) -> Vec<(ArraySubset, Vec<f64>)> {
     let (rows, columns) = (expected.shape[0], expected.shape[1]);
     let whole = ArraySubset::new_with_shape(expected.shape.clone());
     let part = ArraySubset::new_with_ranges(&[20..rows - 7, 30..columns - 1]);
+    let windows = [
+        ArraySubset::new_with_ranges(&[35..41, 37..44]),
+        ArraySubset::new_with_ranges(&[rows - 3..rows, columns - 10..columns]),
+    ];
     let values = |subset: &ArraySubset| {
         let mut values = Vec::new();
         for row in subset.start()[0]..subset.end_exc()[0] {
@@ -256,10 +262,14 @@ fn subsets(expected: &Expected) -> Vec<(ArraySubset, Vec<f64>)> {
         }
         values
     };
-    vec![
-        (whole.clone(), values(&whole)),
-        (part.clone(), values(&part)),
-    ]
+    [whole, part]
+        .into_iter()
+        .chain(windows)
+        .map(|subset| {
+            let values = values(&subset);
+            (subset, values)
+        })
+        .collect()
 }
 
 /// An asynchronous store reading `url` through `object_store`'s HTTP client (plain HTTP allowed,

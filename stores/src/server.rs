@@ -5,9 +5,12 @@
 //! ranges is answered with the whole file (`200 OK`), as object stores such as Amazon S3 do. Each
 //! response closes its connection. A fixed pool of worker threads answers, with read and write
 //! timeouts, and the server stops when dropped.
+//!
+//! `GET /.stats` answers `requests N bytes M`: the requests answered and the body bytes sent so far
+//! (itself not counted), so that a client can measure what each of its reads asks of the server.
 
 use std::fs;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -27,8 +30,15 @@ const MAX_HEAD: usize = 16 << 10;
 pub struct Server {
     address: SocketAddr,
     stop: Arc<AtomicBool>,
-    requests: Arc<AtomicUsize>,
+    counts: Arc<Counts>,
     threads: Vec<JoinHandle<()>>,
+}
+
+/// What the server has answered.
+#[derive(Default)]
+struct Counts {
+    requests: AtomicUsize,
+    bytes: AtomicUsize,
 }
 
 impl Server {
@@ -41,17 +51,14 @@ impl Server {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
         let address = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
-        let requests = Arc::new(AtomicUsize::new(0));
+        let counts = Arc::new(Counts::default());
         let (send, receive) = sync_channel::<TcpStream>(WORKERS * 4);
         let receive = Arc::new(Mutex::new(receive));
         let mut threads: Vec<JoinHandle<()>> = (0..WORKERS)
             .map(|_| {
-                let (root, receive, requests) = (
-                    Arc::clone(&root),
-                    Arc::clone(&receive),
-                    Arc::clone(&requests),
-                );
-                std::thread::spawn(move || work(&root, &receive, &requests))
+                let (root, receive, counts) =
+                    (Arc::clone(&root), Arc::clone(&receive), Arc::clone(&counts));
+                std::thread::spawn(move || work(&root, &receive, &counts))
             })
             .collect();
         let accept_stop = Arc::clone(&stop);
@@ -71,7 +78,7 @@ impl Server {
         Ok(Self {
             address,
             stop,
-            requests,
+            counts,
             threads,
         })
     }
@@ -85,7 +92,13 @@ impl Server {
     /// The number of requests answered so far.
     #[must_use]
     pub fn requests(&self) -> usize {
-        self.requests.load(Ordering::SeqCst)
+        self.counts.requests.load(Ordering::SeqCst)
+    }
+
+    /// The body bytes sent so far.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        self.counts.bytes.load(Ordering::SeqCst)
     }
 }
 
@@ -100,7 +113,7 @@ impl Drop for Server {
     }
 }
 
-fn work(root: &Path, receive: &Mutex<Receiver<TcpStream>>, requests: &AtomicUsize) {
+fn work(root: &Path, receive: &Mutex<Receiver<TcpStream>>, counts: &Counts) {
     loop {
         let stream = match receive.lock() {
             Ok(receive) => receive.recv(),
@@ -109,8 +122,12 @@ fn work(root: &Path, receive: &Mutex<Receiver<TcpStream>>, requests: &AtomicUsiz
         let Ok(stream) = stream else {
             return;
         };
-        if answer(root, stream).is_ok() {
-            requests.fetch_add(1, Ordering::SeqCst);
+        match answer(root, stream, counts) {
+            Ok(Some(bytes)) => {
+                counts.requests.fetch_add(1, Ordering::SeqCst);
+                counts.bytes.fetch_add(bytes, Ordering::SeqCst);
+            }
+            Ok(None) | Err(_) => {}
         }
     }
 }
@@ -155,23 +172,41 @@ fn read_request(stream: &TcpStream) -> io::Result<Option<Request>> {
     }))
 }
 
-fn answer(root: &Path, mut stream: TcpStream) -> io::Result<()> {
+/// Answers one request; the body bytes sent, or `None` for a request not counted.
+fn answer(root: &Path, mut stream: TcpStream, counts: &Counts) -> io::Result<Option<usize>> {
     stream.set_read_timeout(Some(TIMEOUT))?;
     stream.set_write_timeout(Some(TIMEOUT))?;
     let Some(request) = read_request(&stream)? else {
-        return Ok(());
+        return Ok(None);
     };
     if request.method != "GET" && request.method != "HEAD" {
-        return respond(&mut stream, "405 Method Not Allowed", 0, &[], None);
+        return respond(&mut stream, "405 Method Not Allowed", 0, &[], None).map(Some);
     }
-    let Some(file) = resolve(root, &request.path) else {
-        return respond(&mut stream, "404 Not Found", 0, &[], None);
+    if request.path == "/.stats" {
+        let stats = format!(
+            "requests {} bytes {}\n",
+            counts.requests.load(Ordering::SeqCst),
+            counts.bytes.load(Ordering::SeqCst)
+        );
+        let body = stats.as_bytes();
+        respond(&mut stream, "200 OK", body.len(), &[], Some(body))?;
+        return Ok(None);
+    }
+    let Some(mut file) = resolve(root, &request.path).and_then(|path| fs::File::open(path).ok())
+    else {
+        return respond(&mut stream, "404 Not Found", 0, &[], None).map(Some);
     };
-    let Ok(bytes) = fs::read(&file) else {
-        return respond(&mut stream, "404 Not Found", 0, &[], None);
-    };
+    let size = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
     let get = request.method == "GET";
-    let size = bytes.len();
+    // Only the bytes asked for are read from the file.
+    let mut read = |start: usize, end: usize| -> io::Result<Vec<u8>> {
+        let mut bytes = vec![0; end - start];
+        if get {
+            file.seek(SeekFrom::Start(start as u64))?;
+            file.read_exact(&mut bytes)?;
+        }
+        Ok(bytes)
+    };
     match request
         .range
         .as_deref()
@@ -179,13 +214,13 @@ fn answer(root: &Path, mut stream: TcpStream) -> io::Result<()> {
     {
         Some(Range::One(start, end)) => {
             let content_range = format!("bytes {start}-{}/{size}", end - 1);
-            let part = &bytes[start..end];
+            let part = read(start, end)?;
             respond(
                 &mut stream,
                 "206 Partial Content",
                 part.len(),
                 &[("Content-Range", &content_range)],
-                get.then_some(part),
+                get.then_some(&part[..]),
             )
         }
         Some(Range::Unsatisfiable) => respond(
@@ -195,14 +230,18 @@ fn answer(root: &Path, mut stream: TcpStream) -> io::Result<()> {
             &[("Content-Range", &format!("bytes */{size}"))],
             None,
         ),
-        Some(Range::Whole) | None => respond(
-            &mut stream,
-            "200 OK",
-            size,
-            &[("Accept-Ranges", "bytes")],
-            get.then_some(&bytes[..]),
-        ),
+        Some(Range::Whole) | None => {
+            let bytes = read(0, size)?;
+            respond(
+                &mut stream,
+                "200 OK",
+                size,
+                &[("Accept-Ranges", "bytes")],
+                get.then_some(&bytes[..]),
+            )
+        }
     }
+    .map(Some)
 }
 
 /// The path of the file a request's target names under `root`, if it names one safely.
@@ -255,14 +294,14 @@ fn parse_range(header: &str, size: usize) -> Range {
 }
 
 /// Writes a response: `length` is the `Content-Length` (of the body a `GET` gets, also for
-/// `HEAD`, which gets no body).
+/// `HEAD`, which gets no body); the body bytes sent.
 fn respond(
     stream: &mut TcpStream,
     status: &str,
     length: usize,
     headers: &[(&str, &str)],
     body: Option<&[u8]>,
-) -> io::Result<()> {
+) -> io::Result<usize> {
     let mut head =
         format!("HTTP/1.1 {status}\r\nContent-Length: {length}\r\nConnection: close\r\n");
     for (name, value) in headers {
@@ -276,5 +315,6 @@ fn respond(
     if let Some(body) = body {
         stream.write_all(body)?;
     }
-    stream.flush()
+    stream.flush()?;
+    Ok(body.map_or(0, <[u8]>::len))
 }

@@ -1,10 +1,11 @@
 """Writes a Sentinel-2-like reflectance array for the HTTP timing of `.ci/run`:
 
-    zpy make_large.py OUT SIZE
+    zpy make_large.py OUT SIZE [CHUNK SHARD]
 
 `OUT/b04`: SIZE x SIZE float64 stored as uint16 by `scale_offset(-0.1, 10000)` and
-`cast_value(uint16, NaN <-> 0, clamp)`, in shards of 1024 x 1024 of inner chunks of 256 x 256,
-compressed with Blosc zstd (bitshuffle); 2% NaN.
+`cast_value(uint16, NaN <-> 0, clamp)`, in shards of SHARD x SHARD (default 1024) of inner chunks
+of CHUNK x CHUNK (default 256), compressed with Blosc zstd (bitshuffle); 2% NaN. A Sentinel-2
+band at 10 m: SIZE 10980, CHUNK 1830, SHARD 3660.
 """
 
 import sys
@@ -14,6 +15,7 @@ import zarr
 from zarr.codecs import BloscCodec, CastValue, ScaleOffset
 
 out, size = sys.argv[1], int(sys.argv[2])
+chunk, shard = (int(sys.argv[3]), int(sys.argv[4])) if len(sys.argv) > 4 else (256, 1024)
 rng = np.random.default_rng(7)
 y, x = np.meshgrid(np.linspace(0, 6, size), np.linspace(0, 8, size), indexing="ij")
 data = np.round(0.25 + 0.2 * np.sin(y) * np.cos(x) + rng.normal(0, 0.02, (size, size)), 4)
@@ -23,8 +25,8 @@ array = zarr.create_array(
     name="b04",
     shape=data.shape,
     dtype="float64",
-    chunks=(256, 256),
-    shards=(1024, 1024),
+    chunks=(chunk, chunk),
+    shards=(shard, shard),
     fill_value=np.nan,
     filters=[
         ScaleOffset(offset=-0.1, scale=10000),

@@ -16,13 +16,16 @@
 use std::borrow::Cow;
 use std::mem::MaybeUninit;
 
-use rayon::prelude::*;
-
 use super::{BLOCK, Kernel};
 use crate::error::fault::ElementFault;
+use crate::parallel;
 
 /// Fewest elements worth giving to another thread.
+#[cfg(not(miri))]
 pub(crate) const MIN_ELEMENTS_PER_TASK: usize = 1 << 17;
+/// Under Miri, tasks of 512 elements, so that the tests split chunks over threads in little time.
+#[cfg(miri)]
+pub(crate) const MIN_ELEMENTS_PER_TASK: usize = 1 << 9;
 
 /// A block of any element type (as `u64`s, aligned for all of them), allocated only when first
 /// used (most calls never need one), as large as that use needs, and never zeroed: it is written
@@ -162,11 +165,13 @@ fn convert_parts(
         return convert_range(kernel, input, Output::Uninit(output));
     }
     let per_task = task_len(input.len() / in_size, tasks);
-    let results: Vec<_> = input
-        .par_chunks(per_task * in_size)
-        .zip(output.par_chunks_mut(per_task * out_size))
-        .map(|(i, o)| convert_range(kernel, i, Output::Uninit(o)))
+    let parts: Vec<_> = input
+        .chunks(per_task * in_size)
+        .zip(output.chunks_mut(per_task * out_size))
         .collect();
+    let results = parallel::map(parts, 1, |(i, o)| {
+        convert_range(kernel, i, Output::Uninit(o))
+    });
     first_fault(results, per_task)
 }
 
@@ -193,10 +198,8 @@ fn in_place(kernel: &dyn Kernel, buffer: &mut [u8], tasks: usize) -> Result<(), 
         return in_place_range(kernel, buffer);
     }
     let per_task = task_len(buffer.len() / in_size, tasks);
-    let results: Vec<_> = buffer
-        .par_chunks_mut(per_task * in_size)
-        .map(|part| in_place_range(kernel, part))
-        .collect();
+    let parts: Vec<_> = buffer.chunks_mut(per_task * in_size).collect();
+    let results = parallel::map(parts, 1, |part| in_place_range(kernel, part));
     first_fault(results, per_task)
 }
 

@@ -1,5 +1,6 @@
 //! `serve DIR SECONDS`: serves the files under `DIR` on the loopback interface for `SECONDS`
-//! seconds (at most 600), printing the URL first.
+//! seconds (at most 600), printing the URL first; `GET /.stats` counts the requests and bytes
+//! answered so far.
 
 use std::io::Write;
 use std::time::Duration;
@@ -17,5 +18,9 @@ fn main() {
     println!("{}", server.url());
     std::io::stdout().flush().unwrap();
     std::thread::sleep(Duration::from_secs(seconds.min(600)));
-    eprintln!("serve: {} requests answered", server.requests());
+    eprintln!(
+        "serve: {} requests answered, {} bytes sent",
+        server.requests(),
+        server.bytes()
+    );
 }

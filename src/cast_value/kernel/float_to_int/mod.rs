@@ -394,12 +394,17 @@ where
         } else {
             return Err(output);
         };
-        let (head, tail) = output.split_at(done);
-        // SAFETY: the loop stored the first `done` elements.
-        let mut head = unsafe { head.assume_written() };
-        self.sign_extend(head.elements());
-        let (tail, rest) = self.convert(&input[done..], tail);
-        Ok((Written::join(head, tail), undecided | rest))
+        let (written, rest) = output.fill_in_two(
+            done,
+            |head| {
+                // SAFETY: the loop stored the first `done` elements.
+                let mut head = unsafe { head.assume_written() };
+                self.sign_extend(head.elements());
+                head
+            },
+            |tail| self.convert(&input[done..], tail),
+        );
+        Ok((written, undecided | rest))
     }
 }
 

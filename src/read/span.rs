@@ -1,0 +1,91 @@
+//! A part of a stored chunk decoded without the rest, where its compressor can: Blosc
+//! decompresses only the blocks holding the elements asked for, so a window of a large chunk
+//! costs what the window's rows cost, and the rows are split over threads.
+
+use std::borrow::Cow;
+use std::num::NonZeroU64;
+use std::ops::Range;
+use std::sync::Arc;
+
+use zarrs::array::CodecOptions;
+use zarrs::array::codec::api::{BytesPartialDecoderTraits, BytesRepresentation};
+use zarrs::storage::byte_range::ByteRange;
+
+use super::Plan;
+use crate::parallel;
+
+/// The fewest bytes a thread decompresses on its own.
+const MIN_BYTES_PER_TASK: usize = 256 << 10;
+
+/// The elements `span` of the stored chunk `encoded` (of `chunk_shape`) decoded through the
+/// plan's stored codecs, in C order; `None` where they would decode the whole chunk to give them
+/// (no compressor, or one that cannot decode a part, or a span of most of the chunk), or fail to
+/// decode (the whole chunk is then decoded, and fails as zarrs' read fails).
+pub(super) fn decode_span(
+    plan: &Plan,
+    encoded: &[u8],
+    chunk_shape: &[NonZeroU64],
+    span: Range<usize>,
+    options: &CodecOptions,
+) -> Option<Vec<u8>> {
+    let compressors = plan.inner.bytes_to_bytes_codecs();
+    let elements = usize::try_from(chunk_shape.iter().map(|n| n.get()).product::<u64>()).ok()?;
+    if compressors.is_empty() || span.len() * 2 > elements || span.end > elements {
+        return None;
+    }
+    let size = plan.stored.fixed_size()?;
+    // Each compressor's partial decoder, over the one after it (the stored bytes last).
+    let mut representations = vec![BytesRepresentation::FixedSize((elements * size) as u64)];
+    for codec in compressors {
+        let last = representations.last().expect("one representation");
+        representations.push(codec.encoded_representation(last));
+    }
+    let mut handle: Arc<dyn BytesPartialDecoderTraits> = Arc::new(encoded.to_vec());
+    for (codec, decoded) in compressors.iter().zip(&representations).rev() {
+        handle = Arc::clone(codec)
+            .partial_decoder(handle, decoded, options)
+            .ok()?;
+    }
+    if !handle.supports_partial_decode() {
+        return None;
+    }
+    let bytes = span.len() * size;
+    let tasks = options
+        .concurrent_target()
+        .min(bytes / MIN_BYTES_PER_TASK)
+        .max(1);
+    let per_task = span.len().div_ceil(tasks);
+    let part = |start: usize| {
+        let len = per_task.min(span.end - start);
+        let range = ByteRange::FromStart((start * size) as u64, Some((len * size) as u64));
+        let part = handle.partial_decode(range, options).ok()??;
+        (part.len() == len * size).then_some(part)
+    };
+    let starts = span.clone().step_by(per_task);
+    let parts: Vec<Cow<'_, [u8]>> = if tasks > 1 {
+        parallel::map(starts.collect(), 1, part)
+            .into_iter()
+            .collect::<Option<_>>()?
+    } else {
+        starts.map(part).collect::<Option<_>>()?
+    };
+    let raw = if let [one] = parts.as_slice() {
+        one.to_vec()
+    } else {
+        parts.concat()
+    };
+    // The `bytes` codec puts the elements into native order.
+    let shape = [NonZeroU64::new(span.len() as u64)?];
+    let decoded = plan
+        .inner
+        .array_to_bytes_codec()
+        .decode(
+            Cow::Owned(raw),
+            &shape,
+            &plan.stored,
+            &plan.stored_fill,
+            options,
+        )
+        .ok()?;
+    Some(decoded.into_fixed().ok()?.into_owned())
+}
