@@ -122,12 +122,9 @@ fn work(root: &Path, receive: &Mutex<Receiver<TcpStream>>, counts: &Counts) {
         let Ok(stream) = stream else {
             return;
         };
-        match answer(root, stream, counts) {
-            Ok(Some(bytes)) => {
-                counts.requests.fetch_add(1, Ordering::SeqCst);
-                counts.bytes.fetch_add(bytes, Ordering::SeqCst);
-            }
-            Ok(None) | Err(_) => {}
+        if let Ok(Some(bytes)) = answer(root, stream, counts) {
+            counts.requests.fetch_add(1, Ordering::SeqCst);
+            counts.bytes.fetch_add(bytes, Ordering::SeqCst);
         }
     }
 }
