@@ -6,8 +6,9 @@
 //! filesystem store, is reopened by path and read with the fused read path, and the example prints
 //! where it is, its stored size and the largest error against the input.
 //!
-//! Run with `cargo run --release --example reflectance [PATH]` (default: a folder in the temporary
-//! directory).
+//! Run with `cargo run --release --example reflectance [PATH]`. PATH must not exist yet, or be an
+//! empty folder: the example never writes over anything. Without it, the example writes to a folder
+//! of its own in the temporary directory, which it replaces on the next run.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -58,14 +59,47 @@ fn percent(part: u64, whole: u64) -> f64 {
     100.0 * part as f64 / whole as f64
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args().nth(1).map_or_else(
-        || std::env::temp_dir().join("zarrs_scale_offset_cast_reflectance.zarr"),
-        PathBuf::from,
-    );
-    if path.exists() {
-        std::fs::remove_dir_all(&path)?;
+/// The example's own folder, used when no path is given.
+fn scratch() -> PathBuf {
+    std::env::temp_dir().join("zarrs_scale_offset_cast_reflectance.zarr")
+}
+
+/// Where to write: `given` if it does not exist or is an empty folder; without it the example's
+/// own folder, emptied if it holds an earlier run's array (and refused if it holds anything else).
+fn target(given: Option<PathBuf>) -> Result<PathBuf, String> {
+    let (path, own) = match given {
+        Some(path) => (path, false),
+        None => (scratch(), true),
+    };
+    let holds_anything = |path: &std::path::Path| {
+        !path.is_dir() || path.read_dir().map_or(true, |mut entries| entries.next().is_some())
+    };
+    if !path.exists() || !holds_anything(&path) {
+        return Ok(path);
     }
+    if own && path.join("zarr.json").is_file() {
+        std::fs::remove_dir_all(&path)
+            .map_err(|e| format!("cannot clear {}: {e}", path.display()))?;
+        return Ok(path);
+    }
+    Err(format!(
+        "{} already exists and is not an empty folder; give the example a new path",
+        path.display()
+    ))
+}
+
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("reflectance: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let path = target(std::env::args().nth(1).map(PathBuf::from))?;
 
     // The array as a Sentinel-2 reflectance band might declare it: float64 values stored as
     // uint16 steps of 1e-4 from -0.1, no data (NaN) as 0, compressed with zstd.
@@ -124,4 +158,39 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("largest error:  {largest_error:.3e} (half a step of the scale is 5.0e-5)");
     println!("no-data pixels: {no_data} written as NaN, read back as NaN");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_writes_only_to_a_new_path_an_empty_folder_or_its_own_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("new.zarr");
+        assert_eq!(target(Some(new.clone())).unwrap(), new);
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        assert_eq!(target(Some(empty.clone())).unwrap(), empty);
+        // A file, and a folder holding anything, are refused and left as they are.
+        let file = dir.path().join("notes.txt");
+        std::fs::write(&file, "keep me").unwrap();
+        let error = target(Some(file.clone())).unwrap_err();
+        assert!(error.contains("already exists"), "{error}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
+        let error = target(Some(dir.path().to_path_buf())).unwrap_err();
+        assert!(error.contains("give the example a new path"), "{error}");
+        assert!(file.exists() && empty.exists());
+        // Its own folder is reused once it holds an array (an earlier run), and never emptied
+        // while it holds anything else.
+        let own = scratch();
+        let _ = std::fs::remove_dir_all(&own);
+        std::fs::create_dir_all(&own).unwrap();
+        std::fs::write(own.join("other.txt"), "not an array").unwrap();
+        assert!(target(None).is_err());
+        assert!(own.join("other.txt").exists());
+        std::fs::write(own.join("zarr.json"), "{}").unwrap();
+        assert_eq!(target(None).unwrap(), own);
+        assert!(!own.exists());
+    }
 }

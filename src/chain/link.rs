@@ -4,7 +4,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use zarrs::array::{DataType, FillValue};
 
-use super::step::Step;
+use super::step::{Step, keys};
 use crate::error::Error;
 use crate::error::fault::ElementFault;
 use crate::kernel::{Kernel, driver};
@@ -43,7 +43,7 @@ impl Context {
         };
         self.data_type == other.data_type
             && self.fill == other.fill
-            && self.rest == other.rest
+            && self.rest.as_deref().map(keys) == other.rest.as_deref().map(keys)
             && rule(&self.fill_rule) == rule(&other.fill_rule)
     }
 }

@@ -15,7 +15,7 @@
 use std::cmp::Ordering;
 use std::sync::{Mutex, PoisonError};
 
-use super::step::Step;
+use super::step::{Step, StepKey, keys};
 use super::values::{ValueSet, enumerable, finite_range, neighbour};
 use crate::error::fault::FaultKind;
 use crate::numeric::{Kind, NumericType, RoundingMode, Value, decode, encode};
@@ -45,12 +45,13 @@ pub(crate) struct Unreadable {
 pub(crate) fn check(steps: &[Step]) -> Result<(), Unreadable> {
     /// The answers kept.
     const KEPT: usize = 32;
-    type Answers = Vec<(Vec<Step>, Result<(), Unreadable>)>;
+    type Answers = Vec<(Vec<StepKey>, Result<(), Unreadable>)>;
     static ANSWERS: Mutex<Answers> = Mutex::new(Vec::new());
+    let key = keys(steps);
     let kept = |answers: &Answers| {
         answers
             .iter()
-            .find(|(kept, _)| kept.as_slice() == steps)
+            .find(|(kept, _)| *kept == key)
             .map(|(_, answer)| answer.clone())
     };
     if let Some(answer) = kept(&ANSWERS.lock().unwrap_or_else(PoisonError::into_inner)) {
@@ -61,7 +62,7 @@ pub(crate) fn check(steps: &[Step]) -> Result<(), Unreadable> {
     if answers.len() == KEPT {
         answers.drain(..1);
     }
-    answers.push((steps.to_vec(), answer.clone()));
+    answers.push((key, answer.clone()));
     answer
 }
 

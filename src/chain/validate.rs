@@ -14,6 +14,22 @@ use crate::{CastValueCodec, Error, ScaleOffsetCodec};
 /// round trip). Call this right after `Array::open` or `ArrayBuilder::build` to get those errors
 /// at once. Codecs inside `sharding_indexed` are checked too.
 ///
+/// # What it decides, and what it changes
+/// It decides the chain as a whole: that every value a later codec can hand back (rounded,
+/// clamped, wrapped or mapped) the codecs before it can decode, and whether the fill value comes
+/// back from the whole chain bit for bit. Where both hold, it changes how later writes are checked:
+/// each `scale_offset` and `cast_value` codec instance of `array` (also inside `sharding_indexed`)
+/// remembers the codecs after it, and its writes from then on refuse an element only where the
+/// whole chain could not read it back, rather than wherever its own decode alone could not.
+/// Without it each codec checks only its own part: on a chain it accepts, every write that
+/// succeeds still reads back; on one it rejects, a write may store values an earlier codec cannot
+/// decode. What it changes applies to those instances only:
+/// - an array opened again (`Array::open`) has new instances, which check on their own until
+///   `validate_array` is called on that array;
+/// - an instance shared by chains that differ after it (the same `Arc` in two arrays) checks on
+///   its own;
+/// - reads are unchanged.
+///
 /// For an array that uses these codecs, the fill value's JSON is also checked against the Zarr V3
 /// fill value grammar of its data type (zarrs' own parser accepts some malformed forms, such as
 /// `"0x+f"`), and against what zarrs read from it (without zarrs' `microfloat` feature, a JSON
