@@ -414,6 +414,19 @@ fn sub_byte_elements_with_spare_bits_set_are_errors_naming_the_element() {
     );
 }
 
+/// The message of the error that refused an array: when it was opened, or else by
+/// `validate_array`.
+fn rejection<S, E: std::fmt::Display>(
+    opened: Result<(S, zarrs::array::Array<zarrs::storage::store::MemoryStore>), E>,
+) -> String {
+    match opened {
+        Err(error) => error.to_string(),
+        Ok((_, array)) => validate_array(&array)
+            .expect_err("a malformed scalar is refused")
+            .to_string(),
+    }
+}
+
 #[test]
 fn malformed_scalars_are_rejected_wherever_they_appear() {
     for configuration in [
@@ -423,11 +436,13 @@ fn malformed_scalars_are_rejected_wherever_they_appear() {
         json!({"offset": " NaN"}),
     ] {
         let opened = open("float64", &json!(0), &scale_offset(&configuration), 4, 4);
-        let rejected = match opened {
-            Err(_) => true,
-            Ok((_, array)) => validate_array(&array).is_err(),
-        };
-        assert!(rejected, "{configuration}");
+        let error = rejection(opened);
+        let field = configuration.as_object().unwrap().keys().next().unwrap().clone();
+        let scalar = configuration[&field].as_str().unwrap();
+        assert!(
+            error.contains("scale_offset") && error.contains(&field) && error.contains(scalar),
+            "{configuration}: {error}"
+        );
     }
     // An int64 scale beyond the 64-bit range reaches the crate as a float.
     let (_, array) = open(
@@ -448,10 +463,10 @@ fn malformed_scalars_are_rejected_wherever_they_appear() {
     ] {
         let codecs = json!([{"name": "cast_value", "configuration": {"data_type": "uint8", "scalar_map": map}}]);
         let opened = open("float64", &json!(0), &codecs, 4, 4);
-        let rejected = match opened {
-            Err(_) => true,
-            Ok((_, array)) => validate_array(&array).is_err(),
-        };
-        assert!(rejected, "{map}");
+        let error = rejection(opened);
+        assert!(
+            error.contains("cast_value") && error.contains("scalar_map"),
+            "{map}: {error}"
+        );
     }
 }
