@@ -72,7 +72,10 @@ fn target(given: Option<PathBuf>) -> Result<PathBuf, String> {
         None => (scratch(), true),
     };
     let holds_anything = |path: &std::path::Path| {
-        !path.is_dir() || path.read_dir().map_or(true, |mut entries| entries.next().is_some())
+        !path.is_dir()
+            || path
+                .read_dir()
+                .map_or(true, |mut entries| entries.next().is_some())
     };
     if !path.exists() || !holds_anything(&path) {
         return Ok(path);

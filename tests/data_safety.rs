@@ -416,9 +416,7 @@ fn sub_byte_elements_with_spare_bits_set_are_errors_naming_the_element() {
 
 /// The message of the error that refused an array: when it was opened, or else by
 /// `validate_array`.
-fn rejection<S, E: std::fmt::Display>(
-    opened: Result<(S, zarrs::array::Array<zarrs::storage::store::MemoryStore>), E>,
-) -> String {
+fn rejection<S, E: std::fmt::Display>(opened: Result<(S, Array<MemoryStore>), E>) -> String {
     match opened {
         Err(error) => error.to_string(),
         Ok((_, array)) => validate_array(&array)
@@ -437,7 +435,13 @@ fn malformed_scalars_are_rejected_wherever_they_appear() {
     ] {
         let opened = open("float64", &json!(0), &scale_offset(&configuration), 4, 4);
         let error = rejection(opened);
-        let field = configuration.as_object().unwrap().keys().next().unwrap().clone();
+        let field = configuration
+            .as_object()
+            .unwrap()
+            .keys()
+            .next()
+            .unwrap()
+            .clone();
         let scalar = configuration[&field].as_str().unwrap();
         assert!(
             error.contains("scale_offset") && error.contains(&field) && error.contains(scalar),
