@@ -1,8 +1,9 @@
 //! Random chains of one to three codecs (outside or inside shards, after a transpose) and random
 //! data through the zarrs `Array` API, written in part: nothing panics; a read of any part gives
-//! the same bits as the whole read; on a chain `validate_array` accepts, a write that succeeds
-//! reads back, every element outside the part written is the fill value, an element equal to the
-//! fill value reads as it, and a lossless cast returns every element exactly.
+//! the same bits as the whole read, and `FusedReader` gives the same bits as zarrs (or fails
+//! where zarrs fails); on a chain `validate_array` accepts, a write that succeeds reads back,
+//! every element outside the part written is the fill value, an element equal to the fill value
+//! reads as it, and a lossless cast returns every element exactly.
 
 #![no_main]
 
@@ -13,7 +14,7 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::{Value as Json, json};
 use zarrs::array::{Array, ArrayBytes, ArrayMetadata, ArraySubset, CodecOptions};
 use zarrs::storage::store::MemoryStore;
-use zarrs_scale_offset_cast::validate_array;
+use zarrs_scale_offset_cast::{FusedReader, validate_array};
 
 /// `(name, bytes, value bits, integer, signed)`.
 const TYPES: [Type; 26] = [
@@ -83,6 +84,11 @@ struct Input {
     transpose: bool,
     /// Sharding, with the codecs outside (1) or inside (2) the shards.
     shard: u8,
+    /// For sharding: the inner chunks (whole rows of the shard, or single elements), the index at
+    /// the start, crc32c on the index.
+    inner_rows: bool,
+    index_at_start: bool,
+    index_crc32c: bool,
     /// Whether validate_array runs (and, if it accepts the chain, checks writes against it).
     validate: bool,
     /// The part written (rows and columns from, lengths), and a part read.
@@ -171,6 +177,30 @@ fn scalar(t: Type, bits: u64) -> Json {
     }
 }
 
+/// `subset` read through `FusedReader` into a buffer of a pattern no read writes, as bytes; `None`
+/// for the data types without an element type of their own.
+fn fused_read(array: &Array<MemoryStore>, name: &str, subset: &ArraySubset) -> Option<Result<Vec<u8>, String>> {
+    fn read<T: zarrs::array::Element + bytemuck::Pod>(array: &Array<MemoryStore>, subset: &ArraySubset) -> Result<Vec<u8>, String> {
+        let mut out = vec![T::zeroed(); subset.num_elements() as usize];
+        bytemuck::cast_slice_mut::<T, u8>(&mut out).fill(0xAA);
+        FusedReader::new(array).retrieve_array_subset_into(subset, &mut out).map_err(|e| e.to_string())?;
+        Ok(bytemuck::cast_slice(&out).to_vec())
+    }
+    Some(match name {
+        "int8" => read::<i8>(array, subset),
+        "int16" => read::<i16>(array, subset),
+        "int32" => read::<i32>(array, subset),
+        "int64" => read::<i64>(array, subset),
+        "uint8" => read::<u8>(array, subset),
+        "uint16" => read::<u16>(array, subset),
+        "uint32" => read::<u32>(array, subset),
+        "uint64" => read::<u64>(array, subset),
+        "float32" => read::<f32>(array, subset),
+        "float64" => read::<f64>(array, subset),
+        _ => return None,
+    })
+}
+
 fn same(t: Type, a: u64, b: u64) -> bool {
     let (name, ..) = t;
     let nan = |bits: u64| match name {
@@ -214,14 +244,22 @@ fuzz_target!(|input: Input| {
     let bytes_codec = if stored.1 == 1 { json!({"name": "bytes"}) } else { json!({"name": "bytes", "configuration": {"endian": "little"}}) };
     let shape = [u64::from(input.shape.0 % 6) + 1, u64::from(input.shape.1 % 6) + 1];
     let chunk = [u64::from(input.chunk.0 % 4) + 1, u64::from(input.chunk.1 % 4) + 1];
+    let inner_chunk = if input.inner_rows { [1, chunk[1]] } else { [1, 1] };
+    let mut index_codecs = vec![json!({"name": "bytes", "configuration": {"endian": "little"}})];
+    if input.index_crc32c {
+        index_codecs.push(json!({"name": "crc32c"}));
+    }
+    let location = if input.index_at_start { "start" } else { "end" };
+    let sharding = |inner: Vec<Json>| {
+        json!({"name": "sharding_indexed", "configuration": {"chunk_shape": inner_chunk,
+            "codecs": inner, "index_codecs": index_codecs, "index_location": location}})
+    };
     match input.shard % 3 {
-        1 => codecs.push(json!({"name": "sharding_indexed", "configuration": {"chunk_shape": [1, 1],
-            "codecs": [bytes_codec], "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}})),
+        1 => codecs.push(sharding(vec![bytes_codec])),
         2 => {
             let mut inner = std::mem::take(&mut codecs);
             inner.push(bytes_codec);
-            codecs.push(json!({"name": "sharding_indexed", "configuration": {"chunk_shape": [1, 1],
-                "codecs": inner, "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}));
+            codecs.push(sharding(inner));
         }
         _ => codecs.push(bytes_codec),
     }
@@ -261,12 +299,25 @@ fuzz_target!(|input: Input| {
     if accepted && stored.is_ok() {
         assert!(read.is_ok(), "an accepted chain wrote what it cannot read back: {read:?}");
     }
+    let part = region(shape, input.read);
+    // The fused read path gives zarrs' bits, or fails where zarrs fails.
+    for subset in [&whole, &part] {
+        let zarrs = array.retrieve_array_subset::<ArrayBytes<'static>>(subset);
+        if let Some(fused) = fused_read(&array, from.0, subset) {
+            match (zarrs, fused) {
+                (Ok(zarrs), Ok(fused)) => {
+                    assert_eq!(zarrs.into_fixed().unwrap().as_ref(), fused.as_slice(), "FusedReader {subset:?}");
+                }
+                (Err(_), Err(_)) => {}
+                (zarrs, fused) => panic!("{subset:?}: zarrs {:?}, FusedReader {:?}", zarrs.map(|_| ()), fused.map(|_| ())),
+            }
+        }
+    }
     let Ok(read) = read else {
         return;
     };
     let read = read.into_fixed().unwrap();
     // Every read path gives the same bits for the same element.
-    let part = region(shape, input.read);
     if let Ok(bytes) = array.retrieve_array_subset::<ArrayBytes<'static>>(&part) {
         assert_eq!(bytes.into_fixed().unwrap().as_ref(), elements_of(&read, from.1, shape, &part), "{part:?}");
     }

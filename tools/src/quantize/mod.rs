@@ -94,7 +94,9 @@ pub enum PlanError {
     #[error("data type {0} is not a float type (float16, bfloat16, float32, float64)")]
     UnsupportedDataType(String),
     /// The precision is not a positive, finite error or a positive number of digits.
-    #[error("precision {0} must be a positive, finite error or at least one digit")]
+    #[error(
+        "{0}: give a positive, finite error (such as --max-error 1e-4) or at least one digit (--digits 3)"
+    )]
     InvalidPrecision(String),
     /// The fill value cannot come back unchanged.
     #[error("fill value {0} cannot come back unchanged (-0.0 decodes as +0.0); use 0.0 or NaN")]
@@ -193,7 +195,12 @@ pub fn plan(
             let digits = i32::try_from(digits).unwrap_or(i32::MAX);
             0.5 * 10f64.powi(exponent.saturating_sub(digits).saturating_add(1))
         }
-        _ => return Err(PlanError::InvalidPrecision(format!("{precision:?}"))),
+        Precision::MaxError(error) => {
+            return Err(PlanError::InvalidPrecision(format!("--max-error {error}")));
+        }
+        Precision::SignificantDigits(digits) => {
+            return Err(PlanError::InvalidPrecision(format!("--digits {digits}")));
+        }
     };
     let reserved = [range.nan, range.positive_infinity, range.negative_infinity];
     let reserved_count = reserved.iter().filter(|r| **r).count();

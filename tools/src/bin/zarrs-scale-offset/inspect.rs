@@ -103,6 +103,7 @@ pub(crate) struct Args {
 
 /// Inspects every array at the path.
 pub(crate) fn run(args: &Args) -> Result<(), String> {
+    crate::existing(&args.path)?;
     let root = args.path.as_path();
     let arrays = arrays(root)?;
     let store = Arc::new(FilesystemStore::new(root).map_err(|e| e.to_string())?);

@@ -40,6 +40,18 @@ enum Command {
     Migrate(migrate::Args),
 }
 
+/// Checks that `path`, given on the command line, exists: every command says so in the same words.
+///
+/// # Errors
+/// Returns `PATH does not exist` where it does not.
+pub(crate) fn existing(path: &std::path::Path) -> Result<(), String> {
+    if path.exists() {
+        Ok(())
+    } else {
+        Err(format!("{} does not exist", path.display()))
+    }
+}
+
 fn main() -> ExitCode {
     zarrs_scale_offset_cast::register();
     let cli = Cli::parse();

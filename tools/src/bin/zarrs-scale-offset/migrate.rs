@@ -20,6 +20,7 @@ pub(crate) struct Args {
 
 /// Migrates the array and prints what it did.
 pub(crate) fn run(args: &Args) -> Result<(), String> {
+    crate::existing(&args.path)?;
     let path = args.path.display();
     let store = Arc::new(FilesystemStore::new(&args.path).map_err(|e| format!("{path}: {e}"))?);
     let options = MigrateOptions::default().with_dry_run(args.dry_run);

@@ -20,8 +20,8 @@ pub(crate) struct Args {
     source: PathBuf,
     /// The new Zarr V3 array (a folder that does not exist yet).
     target: PathBuf,
-    /// The largest absolute error of any value.
-    #[arg(long, group = "precision")]
+    /// The largest absolute error of any value (such as 1e-4).
+    #[arg(long, group = "precision", allow_negative_numbers = true)]
     max_error: Option<f64>,
     /// Significant decimal digits of the value of largest magnitude.
     #[arg(long, group = "precision")]
@@ -52,6 +52,35 @@ fn compressor(spec: &str) -> Result<Vec<Arc<dyn BytesToBytesCodecTraits>>, Strin
     })
 }
 
+/// Whether `target` (which does not exist yet) would lie inside `source` (which does).
+fn inside(target: &Path, source: &Path) -> bool {
+    let Ok(source) = source.canonicalize() else {
+        return false;
+    };
+    // The nearest existing folder above the target, resolved, with the rest of the target.
+    let mut existing = target;
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) else {
+            break;
+        };
+        rest.push(name);
+        existing = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+    }
+    existing
+        .canonicalize()
+        .map(|resolved| {
+            rest.iter()
+                .rev()
+                .fold(resolved, |path, name| path.join(name))
+        })
+        .is_ok_and(|resolved| resolved.starts_with(&source))
+}
+
 /// The bytes of every file under `path`.
 fn size(path: &Path) -> u64 {
     let Ok(entries) = std::fs::read_dir(path) else {
@@ -79,8 +108,14 @@ pub(crate) fn run(args: &Args) -> Result<(), String> {
     };
     let compressors = compressor(&args.compressor)?;
     let (source_path, target_path) = (args.source.display(), args.target.display());
+    crate::existing(&args.source)?;
     if args.target.exists() {
         return Err(format!("{target_path} exists; give a new folder"));
+    }
+    if inside(&args.target, &args.source) {
+        return Err(format!(
+            "{target_path} lies inside {source_path}; give a folder outside the source"
+        ));
     }
     let source_store = Arc::new(FilesystemStore::new(&args.source).map_err(|e| e.to_string())?);
     let source = Array::open(source_store, "/").map_err(|e| format!("{source_path}: {e}"))?;

@@ -1,0 +1,128 @@
+//! The `zarrs-scale-offset` command explains what it refuses: a path that does not exist in the
+//! same words for every command, a precision it cannot use in the words to type, and a target
+//! inside its own source; nothing is written when it refuses.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zarrs-scale-offset"))
+        .args(args)
+        .output()
+        .expect("the command runs")
+}
+
+/// The command's error message, which it must have printed on failure.
+fn refusal(args: &[&str]) -> String {
+    let output = run(args);
+    assert!(!output.status.success(), "{args:?} succeeded");
+    String::from_utf8(output.stderr).unwrap()
+}
+
+/// A copy of a zarr-python array to quantise.
+fn source(dir: &Path) -> String {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/legacy/arrays/v3-f64-plain");
+    let to = dir.join("source.zarr");
+    std::fs::create_dir_all(&to).unwrap();
+    for entry in walk(&from) {
+        let relative = entry.strip_prefix(&from).unwrap();
+        let target = to.join(relative);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, &target).unwrap();
+    }
+    to.to_str().unwrap().to_string()
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn a_path_that_does_not_exist_is_named_so_by_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.zarr");
+    let missing = missing.to_str().unwrap();
+    let target = dir.path().join("target.zarr");
+    for args in [
+        vec!["inspect", missing],
+        vec!["migrate", missing],
+        vec![
+            "quantize",
+            missing,
+            target.to_str().unwrap(),
+            "--max-error",
+            "1e-4",
+        ],
+    ] {
+        let error = refusal(&args);
+        assert!(
+            error.contains(&format!("{missing} does not exist")),
+            "{args:?}: {error}"
+        );
+    }
+    assert!(!target.exists(), "a refused quantize wrote its target");
+}
+
+#[test]
+fn precisions_that_cannot_be_used_say_what_to_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = source(dir.path());
+    for value in ["0", "-1", "inf"] {
+        let target = dir.path().join(format!("q{value}"));
+        let args = [
+            "quantize",
+            &source,
+            target.to_str().unwrap(),
+            "--max-error",
+            value,
+        ];
+        let error = refusal(&args);
+        assert!(
+            error.contains(&format!("--max-error {value}"))
+                && error.contains("such as --max-error 1e-4")
+                && !error.contains("MaxError("),
+            "{value}: {error}"
+        );
+        assert!(
+            !target.exists(),
+            "{value}: a refused quantize left its target"
+        );
+    }
+}
+
+#[test]
+fn a_target_inside_its_source_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = source(dir.path());
+    for target in [format!("{source}/sub"), format!("{source}/a/b")] {
+        let error = refusal(&["quantize", &source, &target, "--max-error", "1e-4"]);
+        assert!(
+            error.contains("lies inside") && error.contains("give a folder outside the source"),
+            "{error}"
+        );
+        assert!(!Path::new(&target).exists());
+    }
+    // Beside it is fine.
+    let beside = dir.path().join("beside.zarr");
+    let output = run(&[
+        "quantize",
+        &source,
+        beside.to_str().unwrap(),
+        "--max-error",
+        "1e-4",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
