@@ -68,6 +68,30 @@ fn asynchronous_reads_and_writes_give_what_the_synchronous_ones_give() {
     });
 }
 
+/// Reads `ranges` through zarrs and through `reader` (into a buffer filled with a pattern no read
+/// writes, and into a new vector on four threads): the same bits.
+async fn read_the_same(
+    array: &Array<AsyncMemoryStore>,
+    reader: &FusedReader<'_, AsyncMemoryStore>,
+    ranges: &[std::ops::Range<u64>],
+    context: &str,
+) {
+    let subset = ArraySubset::new_with_ranges(ranges);
+    let expected: Vec<f64> = array.async_retrieve_array_subset(&subset).await.unwrap();
+    let mut into = vec![f64::from_bits(0xAAAA_AAAA_AAAA_AAAA); expected.len()];
+    reader
+        .async_retrieve_array_subset_into(&subset, &mut into)
+        .await
+        .unwrap();
+    let parallel = CodecOptions::default().with_concurrent_target(4);
+    let fresh: Vec<f64> = reader
+        .async_retrieve_array_subset_opt(&subset, &parallel)
+        .await
+        .unwrap();
+    assert_eq!(bits(&into), bits(&expected), "{context} {subset:?}");
+    assert_eq!(bits(&fresh), bits(&expected), "{context} {subset:?}");
+}
+
 #[test]
 fn fused_reads_from_an_asynchronous_store_give_what_zarrs_gives() {
     block_on(async {
@@ -101,7 +125,6 @@ fn fused_reads_from_an_asynchronous_store_give_what_zarrs_gives() {
             .unwrap();
         let reader = FusedReader::new(&array);
         assert!(reader.is_fused());
-        let parallel = CodecOptions::default().with_concurrent_target(4);
         let mut runs = 0;
         for subset in [
             [0..300, 0..70],
@@ -109,19 +132,7 @@ fn fused_reads_from_an_asynchronous_store_give_what_zarrs_gives() {
             [250..300, 0..70],
             [5..6, 69..70],
         ] {
-            let subset = ArraySubset::new_with_ranges(&subset);
-            let expected: Vec<f64> = array.async_retrieve_array_subset(&subset).await.unwrap();
-            let mut into = vec![0.0; expected.len()];
-            reader
-                .async_retrieve_array_subset_into(&subset, &mut into)
-                .await
-                .unwrap();
-            let fresh: Vec<f64> = reader
-                .async_retrieve_array_subset_opt(&subset, &parallel)
-                .await
-                .unwrap();
-            assert_eq!(bits(&into), bits(&expected), "{subset:?}");
-            assert_eq!(bits(&fresh), bits(&expected), "{subset:?}");
+            read_the_same(&array, &reader, &subset, "").await;
             runs += 1;
         }
         println!("{runs} subsets read the same through the asynchronous fused path");
@@ -192,26 +203,13 @@ fn fused_reads_of_sharded_arrays_from_an_asynchronous_store_give_what_zarrs_give
                 .unwrap();
             let reader = FusedReader::new(&array);
             assert!(reader.is_fused());
-            let parallel = CodecOptions::default().with_concurrent_target(4);
             for subset in [
                 [0..150, 0..70],
                 [3..9, 40..47],
                 [60..70, 30..34],
                 [140..155, 60..75],
             ] {
-                let subset = ArraySubset::new_with_ranges(&subset);
-                let expected: Vec<f64> = array.async_retrieve_array_subset(&subset).await.unwrap();
-                let mut into = vec![f64::from_bits(0xAAAA_AAAA_AAAA_AAAA); expected.len()];
-                reader
-                    .async_retrieve_array_subset_into(&subset, &mut into)
-                    .await
-                    .unwrap();
-                let fresh: Vec<f64> = reader
-                    .async_retrieve_array_subset_opt(&subset, &parallel)
-                    .await
-                    .unwrap();
-                assert_eq!(bits(&into), bits(&expected), "{location} {subset:?}");
-                assert_eq!(bits(&fresh), bits(&expected), "{location} {subset:?}");
+                read_the_same(&array, &reader, &subset, location).await;
                 runs += 1;
             }
             // A shard whose index fails its checksum: an error of the kind zarrs gives.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 mod common;
 
-use common::fused::{compare, subsets};
+use common::fused::{compare, random_box, subsets};
 use serde_json::{Value as Json, json};
 use zarrs::array::{Array, ArrayMetadata, ArraySubset};
 use zarrs::filesystem::FilesystemStore;
@@ -197,16 +197,7 @@ fn random_grids_and_subsets_of_one_to_four_dimensions_read_the_same() {
         .unwrap();
         let array = Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", metadata).unwrap();
         // A random box written; the chunks outside it are never written.
-        let mut random_box = |shape: &[u64]| {
-            let ranges: Vec<std::ops::Range<u64>> = shape
-                .iter()
-                .map(|&n| {
-                    let start = below(n);
-                    start..start + 1 + below(n - start)
-                })
-                .collect();
-            ArraySubset::new_with_ranges(&ranges)
-        };
+        let mut random_box = |extent: &[u64]| random_box(&mut below, extent);
         let written = random_box(&shape);
         let elements = usize::try_from(written.num_elements()).unwrap();
         array

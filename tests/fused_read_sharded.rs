@@ -8,7 +8,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::fused::{Errors, compare_with};
+use common::fused::{Errors, compare_with, random_box};
 use serde_json::{Value as Json, json};
 use zarrs::array::{Array, ArrayMetadata, ArraySubset};
 use zarrs::storage::store::MemoryStore;
@@ -120,16 +120,7 @@ fn random_sharded_arrays_read_the_same() {
         };
         let (store, array) = layout.array();
         assert!(FusedReader::new(&array).is_fused(), "{layout:?}");
-        let mut random_box = |extent: &[u64]| {
-            let ranges: Vec<std::ops::Range<u64>> = extent
-                .iter()
-                .map(|&n| {
-                    let start = below(n);
-                    start..start + 1 + below(n - start)
-                })
-                .collect();
-            ArraySubset::new_with_ranges(&ranges)
-        };
+        let mut random_box = |extent: &[u64]| random_box(&mut below, extent);
         // A random box written (its last part NaN), one shard removed again.
         let written = random_box(&shape);
         let elements = usize::try_from(written.num_elements()).unwrap();

@@ -163,3 +163,16 @@ pub(crate) fn subsets(shape: &[u64], chunk: &[u64]) -> Vec<ArraySubset> {
         .filter(|s| s.num_elements() > 0)
         .collect()
 }
+
+/// A random box within `extent` (at least one element along each dimension), from `below(n)`, a
+/// random number below `n`.
+pub(crate) fn random_box(below: &mut impl FnMut(u64) -> u64, extent: &[u64]) -> ArraySubset {
+    let ranges: Vec<std::ops::Range<u64>> = extent
+        .iter()
+        .map(|&n| {
+            let start = below(n);
+            start..start + 1 + below(n - start)
+        })
+        .collect();
+    ArraySubset::new_with_ranges(&ranges)
+}
