@@ -183,25 +183,7 @@ pub fn plan(
     let (min, max) = range.finite.unwrap_or((0.0, 0.0));
     let (min, max) = (format.nearest(min), format.nearest(max));
     let magnitude = min.abs().max(max.abs());
-    let requested = match precision {
-        Precision::MaxError(error) if error > 0.0 && error.is_finite() => error,
-        Precision::SignificantDigits(digits) if digits > 0 => {
-            #[expect(clippy::cast_possible_truncation, reason = "a decimal exponent")]
-            let exponent = if magnitude > 0.0 {
-                magnitude.log10().floor() as i32
-            } else {
-                0
-            };
-            let digits = i32::try_from(digits).unwrap_or(i32::MAX);
-            0.5 * 10f64.powi(exponent.saturating_sub(digits).saturating_add(1))
-        }
-        Precision::MaxError(error) => {
-            return Err(PlanError::InvalidPrecision(format!("--max-error {error}")));
-        }
-        Precision::SignificantDigits(digits) => {
-            return Err(PlanError::InvalidPrecision(format!("--digits {digits}")));
-        }
-    };
+    let requested = requested_error(precision, magnitude)?;
     let reserved = [range.nan, range.positive_infinity, range.negative_infinity];
     let reserved_count = reserved.iter().filter(|r| **r).count();
     let exact_codes = 2f64.powi(format.precision());
@@ -265,6 +247,29 @@ pub fn plan(
         requested,
         best,
     })
+}
+
+/// The largest absolute error `precision` asks for, for values of largest magnitude `magnitude`.
+fn requested_error(precision: Precision, magnitude: f64) -> Result<f64, PlanError> {
+    match precision {
+        Precision::MaxError(error) if error > 0.0 && error.is_finite() => Ok(error),
+        Precision::SignificantDigits(digits) if digits > 0 => {
+            #[expect(clippy::cast_possible_truncation, reason = "a decimal exponent")]
+            let exponent = if magnitude > 0.0 {
+                magnitude.log10().floor() as i32
+            } else {
+                0
+            };
+            let digits = i32::try_from(digits).unwrap_or(i32::MAX);
+            Ok(0.5 * 10f64.powi(exponent.saturating_sub(digits).saturating_add(1)))
+        }
+        Precision::MaxError(error) => {
+            Err(PlanError::InvalidPrecision(format!("--max-error {error}")))
+        }
+        Precision::SignificantDigits(digits) => {
+            Err(PlanError::InvalidPrecision(format!("--digits {digits}")))
+        }
+    }
 }
 
 /// A code as the JSON number of a `scalar_map` entry.
