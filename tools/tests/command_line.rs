@@ -100,7 +100,7 @@ fn precisions_that_cannot_be_used_say_what_to_type() {
 }
 
 #[test]
-fn a_target_inside_its_source_is_refused() {
+fn a_target_inside_its_source_or_that_exists_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let source = source(dir.path());
     for target in [format!("{source}/sub"), format!("{source}/a/b")] {
@@ -111,6 +111,22 @@ fn a_target_inside_its_source_is_refused() {
         );
         assert!(!Path::new(&target).exists());
     }
+    // An existing target is refused and left as it is.
+    let existing = dir.path().join("existing");
+    std::fs::create_dir(&existing).unwrap();
+    std::fs::write(existing.join("notes.txt"), "keep me").unwrap();
+    let error = refusal(&[
+        "quantize",
+        &source,
+        existing.to_str().unwrap(),
+        "--max-error",
+        "1e-4",
+    ]);
+    assert!(error.contains("exists; give a new folder"), "{error}");
+    assert_eq!(
+        std::fs::read_to_string(existing.join("notes.txt")).unwrap(),
+        "keep me"
+    );
     // Beside it is fine.
     let beside = dir.path().join("beside.zarr");
     let output = run(&[
