@@ -1,10 +1,10 @@
-//! The zarrs codec traits for `cast_value`.
+//! The `cast_value` codec: its configuration, bound to each data type it meets, and its conversions.
 
 use std::borrow::Cow;
 use std::num::NonZeroU64;
 use std::sync::{Arc, OnceLock};
 
-use zarrs::array::codec::api::{ArrayToArrayCodecTraits, CodecError, CodecOptions};
+use zarrs::array::codec::api::{CodecError, CodecOptions};
 use zarrs::array::{ArrayBytes, DataType, FillValue};
 use zarrs::metadata::Configuration;
 
@@ -19,7 +19,7 @@ use super::{
 };
 use crate::Direction;
 use crate::chain::step::{Kernels, Step};
-use crate::chain::{Context, ElementCodec, FillRule, Link, encode_against_rest, fill_changes};
+use crate::chain::{Context, FillRule, Link, encode_against_rest, fill_changes};
 use crate::error::Error;
 use crate::error::fault::ElementFault;
 use crate::error::input::InputError;
@@ -27,9 +27,7 @@ use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};
 use crate::numeric::{NumericType, decode, element_bits, numeric_type, write_element_bits};
 use crate::plugin::binding::Binding;
-use crate::plugin::codec_traits::{
-    check_fill_size, check_length, forward_encode_decode, impl_codec_traits, partial_decoders,
-};
+use crate::plugin::codec_traits::{check_fill_size, check_length};
 
 /// The `cast_value` codec: converts the value of each element to another data type.
 ///
@@ -38,16 +36,16 @@ use crate::plugin::codec_traits::{
 #[derive(Clone, Debug)]
 pub struct CastValueCodec {
     /// The configuration as given; written back unchanged.
-    configuration: CastValueCodecConfigurationV1,
-    settings: Settings,
+    pub(super) configuration: CastValueCodecConfigurationV1,
+    pub(super) settings: Settings,
     binding: Binding<Bound>,
-    link: Link,
+    pub(super) link: Link,
 }
 
 /// The codec bound to its input data type.
 #[derive(Debug)]
-struct Bound {
-    source: NumericType,
+pub(super) struct Bound {
+    pub(super) source: NumericType,
     encode: Arc<dyn Kernel>,
     decode: Arc<dyn Kernel>,
     /// The exact casts of each direction, for the fill value.
@@ -61,7 +59,7 @@ struct Bound {
     clippy::needless_pass_by_value,
     reason = "used as a `map_err` function"
 )]
-fn input_error(error: InputError) -> CastValueError {
+pub(super) fn input_error(error: InputError) -> CastValueError {
     CastValueError::InvalidInput(error.to_string())
 }
 
@@ -132,7 +130,7 @@ impl CastValueCodec {
         self.configuration.scalar_map.as_ref()
     }
 
-    fn bound(&self, data_type: &DataType) -> Result<Arc<Bound>, CastValueError> {
+    pub(super) fn bound(&self, data_type: &DataType) -> Result<Arc<Bound>, CastValueError> {
         self.binding.get(data_type, || self.bind(data_type))
     }
 
@@ -191,7 +189,7 @@ impl CastValueCodec {
 
     /// Pushes the fill value through the codec and back, and returns its encoding: the encode and
     /// the decode must succeed and the value must survive, as the specification requires.
-    fn encode_fill_value(
+    pub(super) fn encode_fill_value(
         &self,
         bound: &Bound,
         fill_value: &FillValue,
@@ -258,7 +256,7 @@ impl CastValueCodec {
         ))
     }
 
-    fn convert<'a>(
+    pub(super) fn convert<'a>(
         &self,
         direction: Direction,
         bytes: ArrayBytes<'a>,
@@ -291,7 +289,7 @@ impl CastValueCodec {
         Ok(ArrayBytes::new_flen(converted))
     }
 
-    fn step_of(&self, bound: &Bound) -> Step {
+    pub(super) fn step_of(&self, bound: &Bound) -> Step {
         let _ = self;
         Step::CastValue {
             encode: bound.encode_cast.clone(),
@@ -301,7 +299,7 @@ impl CastValueCodec {
     }
 
     /// One element through the kernel of `direction` (see [`driver::one`]).
-    fn convert_one_bound(
+    pub(super) fn convert_one_bound(
         &self,
         bound: &Bound,
         direction: Direction,
@@ -385,88 +383,5 @@ impl CastValueCodec {
                 fault.fault,
             ),
         }
-    }
-}
-
-impl ElementCodec for CastValueCodec {
-    fn step(&self, data_type: &DataType) -> Result<Step, Error> {
-        let bound = self.bound(data_type)?;
-        Ok(self.step_of(&bound))
-    }
-
-    fn check(
-        &self,
-        data_type: &DataType,
-        fill_value: &FillValue,
-    ) -> Result<(DataType, FillValue), Error> {
-        Ok(CastValueCodec::check(self, data_type, fill_value)?)
-    }
-
-    fn convert_one(
-        &self,
-        data_type: &DataType,
-        direction: Direction,
-        bits: u64,
-    ) -> Result<u64, Error> {
-        let bound = self.bound(data_type)?;
-        Ok(self.convert_one_bound(&bound, direction, bits)?)
-    }
-
-    fn link(&self) -> &Link {
-        &self.link
-    }
-}
-
-impl_codec_traits!(CastValueCodec, CastValueCodecConfiguration);
-
-#[cfg_attr(feature = "async", async_trait::async_trait)]
-impl ArrayToArrayCodecTraits for CastValueCodec {
-    fn into_dyn(self: Arc<Self>) -> Arc<dyn ArrayToArrayCodecTraits> {
-        self
-    }
-
-    fn encoded_data_type(&self, decoded_data_type: &DataType) -> Result<DataType, CodecError> {
-        self.bound(decoded_data_type)?;
-        Ok(self.settings.target_data_type.clone())
-    }
-
-    /// The encoded fill value.
-    ///
-    /// zarrs also calls this with a stand-in fill value of zero bytes to plan concurrency, which
-    /// earlier codecs of the chain may have transformed: the codec cannot tell it from a real fill
-    /// value, so a fill value that cannot pass through the codec gives zero bytes here. Encoding
-    /// and decoding check the real fill value strictly (as [`validate_array`](crate::validate_array)
-    /// does up front). Errors that depend only on the data type are reported here.
-    fn encoded_fill_value(
-        &self,
-        decoded_data_type: &DataType,
-        decoded_fill_value: &FillValue,
-    ) -> Result<FillValue, CodecError> {
-        let bound = self.bound(decoded_data_type)?;
-        check_fill_size(decoded_fill_value.size(), bound.source.size()).map_err(input_error)?;
-        Ok(FillValue::new(
-            self.encode_fill_value(&bound, decoded_fill_value)
-                .unwrap_or_else(|_| vec![0; self.settings.target.size()]),
-        ))
-    }
-
-    forward_encode_decode!();
-    partial_decoders!();
-
-    #[cfg(feature = "async")]
-    async fn async_partial_decoder(
-        self: Arc<Self>,
-        input_handle: Arc<dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits>,
-        _shape: &[NonZeroU64],
-        data_type: &DataType,
-        fill_value: &FillValue,
-        _options: &CodecOptions,
-    ) -> Result<Arc<dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits>, CodecError> {
-        Ok(crate::plugin::partial_decoder::async_partial_decoder(
-            self,
-            input_handle,
-            data_type,
-            fill_value,
-        ))
     }
 }

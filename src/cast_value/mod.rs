@@ -59,6 +59,7 @@ mod message;
 pub(crate) mod scalar_map;
 #[cfg(test)]
 mod tests;
+mod zarrs_traits;
 
 use std::sync::Arc;
 

@@ -1,10 +1,10 @@
-//! The zarrs codec traits for `scale_offset`.
+//! The `scale_offset` codec: its configuration, bound to each data type it meets, and its conversions.
 
 use std::borrow::Cow;
 use std::num::NonZeroU64;
 use std::sync::{Arc, OnceLock};
 
-use zarrs::array::codec::api::{ArrayToArrayCodecTraits, CodecError, CodecOptions};
+use zarrs::array::codec::api::{CodecError, CodecOptions};
 use zarrs::array::{ArrayBytes, DataType, FillValue, FillValueMetadata};
 use zarrs::metadata::Configuration;
 use zarrs::plugin::PluginCreateError;
@@ -18,7 +18,7 @@ use super::{
 };
 use crate::Direction;
 use crate::chain::step::{Kernels, Step};
-use crate::chain::{Context, ElementCodec, FillRule, Link, encode_against_rest, fill_changes};
+use crate::chain::{Context, FillRule, Link, encode_against_rest, fill_changes};
 use crate::error::Error;
 use crate::error::fault::ElementFault;
 use crate::error::input::InputError;
@@ -28,9 +28,7 @@ use crate::numeric::{
     NumericType, Value, decode, element_bits, numeric_type, parse_scalar, write_element_bits,
 };
 use crate::plugin::binding::Binding;
-use crate::plugin::codec_traits::{
-    check_fill_size, check_length, forward_encode_decode, impl_codec_traits, partial_decoders,
-};
+use crate::plugin::codec_traits::{check_fill_size, check_length};
 
 /// The `scale_offset` codec: `(x - offset) * scale` on encode, `(x / scale) + offset` on decode,
 /// in the arithmetic of the data type.
@@ -40,15 +38,15 @@ use crate::plugin::codec_traits::{
 #[derive(Clone, Debug)]
 pub struct ScaleOffsetCodec {
     /// The configuration as given; written back unchanged.
-    configuration: ScaleOffsetCodecConfigurationV1,
+    pub(super) configuration: ScaleOffsetCodecConfigurationV1,
     binding: Binding<Bound>,
-    link: Link,
+    pub(super) link: Link,
 }
 
 /// The codec bound to its data type.
 #[derive(Debug)]
-struct Bound {
-    data_type: NumericType,
+pub(super) struct Bound {
+    pub(super) data_type: NumericType,
     parameters: Parameters,
     /// `None` when the codec does nothing.
     kernels: Option<[Arc<dyn Kernel>; 2]>,
@@ -57,7 +55,7 @@ struct Bound {
 }
 
 impl Bound {
-    fn step(&self) -> Step {
+    pub(super) fn step(&self) -> Step {
         Step::ScaleOffset {
             t: self.data_type,
             parameters: self.parameters,
@@ -66,7 +64,11 @@ impl Bound {
     }
 
     /// One element through the kernel of `direction` (see [`driver::one`]).
-    fn convert_one(&self, direction: Direction, bits: u64) -> Result<u64, ScaleOffsetError> {
+    pub(super) fn convert_one(
+        &self,
+        direction: Direction,
+        bits: u64,
+    ) -> Result<u64, ScaleOffsetError> {
         let Some(kernels) = &self.kernels else {
             return Ok(bits);
         };
@@ -84,7 +86,7 @@ fn invalid(message: impl Into<String>) -> ScaleOffsetError {
     clippy::needless_pass_by_value,
     reason = "used as a `map_err` function"
 )]
-fn input_error(error: InputError) -> ScaleOffsetError {
+pub(super) fn input_error(error: InputError) -> ScaleOffsetError {
     ScaleOffsetError::InvalidInput(error.to_string())
 }
 
@@ -169,7 +171,7 @@ impl ScaleOffsetCodec {
         self.configuration.scale.as_ref()
     }
 
-    fn bound(&self, data_type: &DataType) -> Result<Arc<Bound>, ScaleOffsetError> {
+    pub(super) fn bound(&self, data_type: &DataType) -> Result<Arc<Bound>, ScaleOffsetError> {
         self.binding.get(data_type, || self.bind(data_type))
     }
 
@@ -222,7 +224,7 @@ impl ScaleOffsetCodec {
 
     /// Encodes the fill value, as the specification requires (a fill value whose encode cannot
     /// be decoded again is taken, since reading needs only the encoded fill value).
-    fn encode_fill_value(
+    pub(super) fn encode_fill_value(
         bound: &Bound,
         fill_value: &FillValue,
     ) -> Result<Vec<u8>, ScaleOffsetError> {
@@ -319,7 +321,7 @@ impl ScaleOffsetCodec {
         Ok((data_type.clone(), FillValue::new(encoded)))
     }
 
-    fn convert<'a>(
+    pub(super) fn convert<'a>(
         &self,
         direction: Direction,
         bytes: ArrayBytes<'a>,
@@ -371,84 +373,5 @@ fn element_error(bound: &Bound, direction: Direction, fault: ElementFault) -> Sc
             fault.value,
             fault.fault,
         ),
-    }
-}
-
-impl ElementCodec for ScaleOffsetCodec {
-    fn step(&self, data_type: &DataType) -> Result<Step, Error> {
-        Ok(self.bound(data_type)?.step())
-    }
-
-    fn check(
-        &self,
-        data_type: &DataType,
-        fill_value: &FillValue,
-    ) -> Result<(DataType, FillValue), Error> {
-        Ok(ScaleOffsetCodec::check(self, data_type, fill_value)?)
-    }
-
-    fn convert_one(
-        &self,
-        data_type: &DataType,
-        direction: Direction,
-        bits: u64,
-    ) -> Result<u64, Error> {
-        Ok(self.bound(data_type)?.convert_one(direction, bits)?)
-    }
-
-    fn link(&self) -> &Link {
-        &self.link
-    }
-}
-
-impl_codec_traits!(ScaleOffsetCodec, ScaleOffsetCodecConfiguration);
-
-#[cfg_attr(feature = "async", async_trait::async_trait)]
-impl ArrayToArrayCodecTraits for ScaleOffsetCodec {
-    fn into_dyn(self: Arc<Self>) -> Arc<dyn ArrayToArrayCodecTraits> {
-        self
-    }
-
-    fn encoded_data_type(&self, decoded_data_type: &DataType) -> Result<DataType, CodecError> {
-        self.bound(decoded_data_type)?;
-        Ok(decoded_data_type.clone())
-    }
-
-    /// The encoded fill value.
-    ///
-    /// zarrs also calls this with a stand-in fill value of zero bytes to plan concurrency, which
-    /// earlier codecs of the chain may have transformed: the codec cannot tell it from a real fill
-    /// value, so a fill value that cannot be encoded is passed on unchanged here. Encoding and
-    /// decoding check the real fill value strictly (as [`validate_array`](crate::validate_array)
-    /// does up front). Errors that depend only on the data type are reported here.
-    fn encoded_fill_value(
-        &self,
-        decoded_data_type: &DataType,
-        decoded_fill_value: &FillValue,
-    ) -> Result<FillValue, CodecError> {
-        let bound = self.bound(decoded_data_type)?;
-        check_fill_size(decoded_fill_value.size(), bound.data_type.size()).map_err(input_error)?;
-        Ok(Self::encode_fill_value(&bound, decoded_fill_value)
-            .map_or_else(|_| decoded_fill_value.clone(), FillValue::new))
-    }
-
-    forward_encode_decode!();
-    partial_decoders!();
-
-    #[cfg(feature = "async")]
-    async fn async_partial_decoder(
-        self: Arc<Self>,
-        input_handle: Arc<dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits>,
-        _shape: &[NonZeroU64],
-        data_type: &DataType,
-        fill_value: &FillValue,
-        _options: &CodecOptions,
-    ) -> Result<Arc<dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits>, CodecError> {
-        Ok(crate::plugin::partial_decoder::async_partial_decoder(
-            self,
-            input_handle,
-            data_type,
-            fill_value,
-        ))
     }
 }

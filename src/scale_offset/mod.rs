@@ -41,6 +41,7 @@ pub(crate) mod kernel;
 mod message;
 #[cfg(test)]
 mod tests;
+mod zarrs_traits;
 
 use std::sync::Arc;
 

@@ -1,0 +1,101 @@
+//! The zarrs codec traits for `scale_offset`, and the crate's chain checks of it.
+
+#[cfg(feature = "async")]
+use std::num::NonZeroU64;
+
+use std::sync::Arc;
+#[cfg(feature = "async")]
+use zarrs::array::codec::api::CodecOptions;
+
+use zarrs::array::codec::api::{ArrayToArrayCodecTraits, CodecError};
+use zarrs::array::{DataType, FillValue};
+
+use super::ScaleOffsetCodecConfiguration;
+use crate::Direction;
+use crate::chain::step::Step;
+use crate::chain::{ElementCodec, Link};
+use crate::error::Error;
+use crate::plugin::codec_traits::{
+    check_fill_size, forward_encode_decode, impl_codec_traits, partial_decoders,
+};
+
+use super::codec::{ScaleOffsetCodec, input_error};
+
+impl ElementCodec for ScaleOffsetCodec {
+    fn step(&self, data_type: &DataType) -> Result<Step, Error> {
+        Ok(self.bound(data_type)?.step())
+    }
+
+    fn check(
+        &self,
+        data_type: &DataType,
+        fill_value: &FillValue,
+    ) -> Result<(DataType, FillValue), Error> {
+        Ok(ScaleOffsetCodec::check(self, data_type, fill_value)?)
+    }
+
+    fn convert_one(
+        &self,
+        data_type: &DataType,
+        direction: Direction,
+        bits: u64,
+    ) -> Result<u64, Error> {
+        Ok(self.bound(data_type)?.convert_one(direction, bits)?)
+    }
+
+    fn link(&self) -> &Link {
+        &self.link
+    }
+}
+
+impl_codec_traits!(ScaleOffsetCodec, ScaleOffsetCodecConfiguration);
+
+#[cfg_attr(feature = "async", async_trait::async_trait)]
+impl ArrayToArrayCodecTraits for ScaleOffsetCodec {
+    fn into_dyn(self: Arc<Self>) -> Arc<dyn ArrayToArrayCodecTraits> {
+        self
+    }
+
+    fn encoded_data_type(&self, decoded_data_type: &DataType) -> Result<DataType, CodecError> {
+        self.bound(decoded_data_type)?;
+        Ok(decoded_data_type.clone())
+    }
+
+    /// The encoded fill value.
+    ///
+    /// zarrs also calls this with a stand-in fill value of zero bytes to plan concurrency, which
+    /// earlier codecs of the chain may have transformed: the codec cannot tell it from a real fill
+    /// value, so a fill value that cannot be encoded is passed on unchanged here. Encoding and
+    /// decoding check the real fill value strictly (as [`validate_array`](crate::validate_array)
+    /// does up front). Errors that depend only on the data type are reported here.
+    fn encoded_fill_value(
+        &self,
+        decoded_data_type: &DataType,
+        decoded_fill_value: &FillValue,
+    ) -> Result<FillValue, CodecError> {
+        let bound = self.bound(decoded_data_type)?;
+        check_fill_size(decoded_fill_value.size(), bound.data_type.size()).map_err(input_error)?;
+        Ok(Self::encode_fill_value(&bound, decoded_fill_value)
+            .map_or_else(|_| decoded_fill_value.clone(), FillValue::new))
+    }
+
+    forward_encode_decode!();
+    partial_decoders!();
+
+    #[cfg(feature = "async")]
+    async fn async_partial_decoder(
+        self: Arc<Self>,
+        input_handle: Arc<dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits>,
+        _shape: &[NonZeroU64],
+        data_type: &DataType,
+        fill_value: &FillValue,
+        _options: &CodecOptions,
+    ) -> Result<Arc<dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits>, CodecError> {
+        Ok(crate::plugin::partial_decoder::async_partial_decoder(
+            self,
+            input_handle,
+            data_type,
+            fill_value,
+        ))
+    }
+}
