@@ -27,6 +27,11 @@
 
 use num_traits::{AsPrimitive, Zero};
 
+use rounding::{
+    Clamped, NEAREST_AWAY, NEAREST_EVEN, TOWARDS_NEGATIVE, TOWARDS_POSITIVE, TOWARDS_ZERO, round,
+    rounding_thresholds,
+};
+
 use crate::cast_value::kernel::{Converted, FastPath};
 #[cfg(target_arch = "x86_64")]
 use crate::kernel::simd::Isa;
@@ -55,81 +60,6 @@ pub(super) fn integer_value(x: i128) -> Value {
         |_| Value::from_u64(u64::try_from(x).unwrap_or(u64::MAX)),
         Value::from_i64,
     )
-}
-
-/// The smallest and largest values of `C` that `mode` rounds into `[lo, hi]` (integers of at most
-/// 32 bits, so `lo - 1`, `hi + 1` and the half-way points are exact in `C`).
-fn rounding_thresholds<C: HwFloat>(mode: RoundingMode, lo: C, hi: C) -> (C, C) {
-    let (one, half) = (C::one(), C::HALF);
-    let even = |x: C| (x * half).fract() == C::zero();
-    match mode {
-        RoundingMode::TowardsNegative => (lo, (hi + one).next_down()),
-        RoundingMode::TowardsPositive => ((lo - one).next_up(), hi),
-        RoundingMode::TowardsZero => ((lo - one).next_up(), (hi + one).next_down()),
-        // Ties go away from zero: lo - 0.5 rounds to lo - 1 when lo ≤ 0, and to lo when lo > 0.
-        RoundingMode::NearestAway => (
-            if lo > C::zero() {
-                lo - half
-            } else {
-                (lo - half).next_up()
-            },
-            if hi < C::zero() {
-                hi + half
-            } else {
-                (hi + half).next_down()
-            },
-        ),
-        RoundingMode::NearestEven => (
-            if even(lo) {
-                lo - half
-            } else {
-                (lo - half).next_up()
-            },
-            if even(hi) {
-                hi + half
-            } else {
-                (hi + half).next_down()
-            },
-        ),
-    }
-}
-
-/// An element clamped to a target's bounds: `lo ≤ c ≤ hi` whatever the element was, NaN
-/// included (comparisons with NaN are false, so the first select takes it to `lo`). Made only by
-/// [`Clamped::new`].
-#[derive(Clone, Copy)]
-struct Clamped<C>(C);
-
-impl<C: HwFloat> Clamped<C> {
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn new(w: C, lo: C, hi: C) -> Self {
-        let c = if w > lo { w } else { lo };
-        Self(if c < hi { c } else { hi })
-    }
-
-    /// The element rounded towards zero (`nearest-away`: the truncation of
-    /// `c + copysign(1/2 - 2^-p, c)`, exactly, as the standard library's `round` does), by the
-    /// truncating conversion: one instruction.
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn truncate<const MODE: u8>(self) -> u64 {
-        let c = if MODE == NEAREST_AWAY {
-            self.0 + C::HALF.next_down().copysign(self.0)
-        } else {
-            self.0
-        };
-        // SAFETY: `c` lies in `[lo, hi]` (within 1/2 of it for `nearest-away`), the bounds of a
-        // target of at most 32 bits (asserted by `FloatToInt::new`): it is finite and within the
-        // range of the integer type of `C`'s width.
-        unsafe { c.truncate_unchecked() }
-    }
 }
 
 /// A float → integer fast path for targets of up to 32 bits, written as bits `W` and computed in
@@ -168,30 +98,6 @@ pub(super) const RANGE: u8 = 3;
 /// Whether a kind clamps.
 pub(super) const fn clamps(kind: u8) -> bool {
     kind == CLAMP || kind == CLAMP_NAN_LOW
-}
-
-/// The rounding modes as constants, so that each gets a loop of its own with its own rounding
-/// instruction.
-const NEAREST_EVEN: u8 = 0;
-const NEAREST_AWAY: u8 = 1;
-const TOWARDS_ZERO: u8 = 2;
-const TOWARDS_POSITIVE: u8 = 3;
-const TOWARDS_NEGATIVE: u8 = 4;
-
-/// `c` rounded to an integral value by `MODE` (`nearest-even` is left to the addition of `M`).
-#[expect(
-    clippy::inline_always,
-    reason = "inlined into each instruction set's copy of the loop"
-)]
-#[inline(always)]
-fn round<const MODE: u8, C: HwFloat>(c: C) -> C {
-    match MODE {
-        NEAREST_AWAY => c.round(),
-        TOWARDS_ZERO => c.trunc(),
-        TOWARDS_POSITIVE => c.ceil(),
-        TOWARDS_NEGATIVE => c.floor(),
-        _ => c,
-    }
 }
 
 impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
@@ -424,5 +330,6 @@ impl<F, W: Bits, C> FloatToInt<F, W, C> {
     }
 }
 
+mod rounding;
 #[cfg(test)]
 mod tests;
