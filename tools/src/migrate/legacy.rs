@@ -81,12 +81,14 @@ impl Legacy {
                 )));
             }
         };
+        if let Some(name) = astype.strip_prefix('>').and_then(v2_type) {
+            return Err(unsupported(format!(
+                "astype {astype:?} is a big-endian {name}; the migration takes little-endian integer types (<i2, <u2, ...)"
+            )));
+        }
         let astype_type = v2_type(&astype)
             .and_then(IntType::from_name)
             .ok_or_else(|| unsupported(format!("astype {astype:?} is not an integer type")))?;
-        if astype.starts_with('>') {
-            return Err(unsupported(format!("astype {astype:?} is big-endian")));
-        }
         Ok(Self {
             offset,
             scale,
@@ -217,14 +219,34 @@ mod tests {
             f64::from(f32_value(3.0f64 / 0.1 + 10.0)).to_bits()
         );
         assert_eq!(f32_legacy.codecs(None).len(), 3);
-        for bad in [
-            json!({"offset": 0, "scale": 0, "dtype": "<f8", "astype": "<u2"}),
-            json!({"offset": 0, "scale": 1, "dtype": "<i4", "astype": "<u2"}),
-            json!({"offset": 0, "scale": 1, "dtype": "<f8", "astype": "<f4"}),
-            json!({"offset": 0, "scale": 1, "dtype": "<f8", "astype": ">u2"}),
-            json!({"offset": "x", "scale": 1, "dtype": "<f8", "astype": "<u2"}),
+        for (bad, says) in [
+            (
+                json!({"offset": 0, "scale": 0, "dtype": "<f8", "astype": "<u2"}),
+                "scale",
+            ),
+            (
+                json!({"offset": 0, "scale": 1, "dtype": "<i4", "astype": "<u2"}),
+                "is not a float type",
+            ),
+            (
+                json!({"offset": 0, "scale": 1, "dtype": "<f8", "astype": "<f4"}),
+                "\"<f4\" is not an integer type",
+            ),
+            (
+                json!({"offset": 0, "scale": 1, "dtype": "<f8", "astype": ">u2"}),
+                "\">u2\" is a big-endian uint16",
+            ),
+            (
+                json!({"offset": 0, "scale": 1, "dtype": "<f8", "astype": ">i2"}),
+                "\">i2\" is a big-endian int16",
+            ),
+            (
+                json!({"offset": "x", "scale": 1, "dtype": "<f8", "astype": "<u2"}),
+                "offset",
+            ),
         ] {
-            assert!(Legacy::new(&bad).is_err(), "{bad}");
+            let error = Legacy::new(&bad).unwrap_err().to_string();
+            assert!(error.contains(says), "{bad}: {error}");
         }
     }
 }
