@@ -179,12 +179,29 @@ pub fn inspect_array<TStorage: ?Sized + ReadableStorageTraits + 'static>(
             zarrs_scale_offset_cast::cast_value::NAME,
         ],
     );
-    for codec in chain.array_to_array_codecs() {
+    // Each codec as the metadata writes it (zarrs may hold its numbers in another type: the legacy
+    // codec's offset as float32), else as zarrs describes it.
+    let written = |position: usize, codec: &dyn zarrs::array::codec::api::CodecTraits| {
+        metadata["codecs"]
+            .as_array()
+            .and_then(|codecs| codecs.get(position))
+            .filter(|written| {
+                written["name"].as_str().is_some()
+                    && written["name"].as_str() == codec.name(ZarrVersion::V3).as_deref()
+            })
+            .map_or_else(
+                || {
+                    codec_json(
+                        codec.name(ZarrVersion::V3).map(|n| n.to_string()),
+                        codec.configuration(ZarrVersion::V3, &options),
+                    )
+                },
+                json,
+            )
+    };
+    for (position, codec) in chain.array_to_array_codecs().iter().enumerate() {
         let mut step = Step {
-            codec: codec_json(
-                codec.name(ZarrVersion::V3).map(|n| n.to_string()),
-                codec.configuration(ZarrVersion::V3, &options),
-            ),
+            codec: written(position, codec.as_ref()),
             data_type: None,
             fill_value: None,
         };
@@ -199,20 +216,19 @@ pub fn inspect_array<TStorage: ?Sized + ReadableStorageTraits + 'static>(
         steps.push(step);
     }
     // The array-to-bytes and bytes-to-bytes codecs: no data type or fill value after them.
-    let plain = |codec: &dyn zarrs::array::codec::api::CodecTraits| Step {
-        codec: codec_json(
-            codec.name(ZarrVersion::V3).map(|n| n.to_string()),
-            codec.configuration(ZarrVersion::V3, &options),
-        ),
+    let plain = |position: usize, codec: &dyn zarrs::array::codec::api::CodecTraits| Step {
+        codec: written(position, codec),
         data_type: None,
         fill_value: None,
     };
-    steps.push(plain(chain.array_to_bytes_codec().as_ref()));
+    let first = chain.array_to_array_codecs().len();
+    steps.push(plain(first, chain.array_to_bytes_codec().as_ref()));
     steps.extend(
         chain
             .bytes_to_bytes_codecs()
             .iter()
-            .map(|c| plain(c.as_ref())),
+            .enumerate()
+            .map(|(i, c)| plain(first + 1 + i, c.as_ref())),
     );
     let validation = validate_array(array).err();
     let statistics = if uses_these_codecs && validation.is_none() {

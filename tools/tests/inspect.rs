@@ -102,3 +102,22 @@ fn every_fixture_is_inspected_with_the_manifest_statistics() {
     assert_eq!(arrays, 44);
     assert_eq!(with_statistics, 44);
 }
+
+#[test]
+fn each_step_shows_the_codec_as_the_metadata_writes_it() {
+    // zarrs reads the legacy codec's offset as float32 (-0.10000000149011612); the metadata says
+    // -0.1, and so does the report.
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/legacy/arrays/v3-f64-u16-zstd");
+    let written: Json =
+        serde_json::from_str(&std::fs::read_to_string(path.join("zarr.json")).unwrap()).unwrap();
+    let array = Array::open(Arc::new(FilesystemStore::new(&path).unwrap()), "/").unwrap();
+    let report = inspect_array(&array, &mut |_, _| {}).unwrap();
+    let codecs = written["codecs"].as_array().unwrap();
+    assert_eq!(report.steps().len(), codecs.len());
+    for (step, codec) in report.steps().iter().zip(codecs) {
+        let shown: Json = serde_json::from_str(step.codec()).unwrap();
+        assert_eq!(&shown, codec);
+    }
+    assert!(report.steps()[0].codec().contains("\"offset\":-0.1,"));
+}
