@@ -142,3 +142,30 @@ fn a_target_inside_its_source_or_that_exists_is_refused() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+#[test]
+fn a_plan_reading_every_value_back_as_one_constant_needs_asking_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = source(dir.path());
+    let target = dir.path().join("constant.zarr");
+    let args = [
+        "quantize",
+        &source,
+        target.to_str().unwrap(),
+        "--max-error",
+        "1e9",
+    ];
+    let error = refusal(&args);
+    assert!(
+        error.contains("read back as one constant") && error.contains("--allow-constant"),
+        "{error}"
+    );
+    assert!(!target.exists(), "a refused quantize left its target");
+    let output = run(&[&args[..], &["--allow-constant"]].concat());
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(target.join("zarr.json").is_file());
+}

@@ -58,6 +58,7 @@ impl QuantizeReport {
 #[derive(Clone)]
 pub struct QuantizeOptions<'a> {
     precision: Precision,
+    allow_constant: bool,
     compressors: Vec<Arc<dyn BytesToBytesCodecTraits>>,
     progress: Option<&'a (dyn Fn(Stage, u64, u64) + Sync)>,
 }
@@ -77,9 +78,19 @@ impl<'a> QuantizeOptions<'a> {
     pub fn new(precision: Precision) -> Self {
         Self {
             precision,
+            allow_constant: false,
             compressors: Vec::new(),
             progress: None,
         }
+    }
+
+    /// The same, accepting (if `allow`) a plan that stores every finite value as one code, so
+    /// that all of them read back as one constant; refused by default, since a precision that
+    /// coarse is more often a typo (1e9 for 1e-9) than a wish.
+    #[must_use]
+    pub fn with_constant_allowed(mut self, allow: bool) -> Self {
+        self.allow_constant = allow;
+        self
     }
 
     /// The same with `compressors` after the `bytes` codec.
@@ -137,6 +148,18 @@ pub enum QuantizeError {
     /// Writing the target's metadata failed.
     #[error(transparent)]
     Storage(#[from] StorageError),
+    /// The plan stores every finite value as one code: all would read back as one constant.
+    #[error(
+        "the values from {low} to {high} would all be stored as one code and read back as one constant (largest error {bound:e}); ask for a smaller error, or allow it (--allow-constant)"
+    )]
+    Constant {
+        /// The smallest finite value.
+        low: f64,
+        /// The largest finite value.
+        high: f64,
+        /// The plan's largest error.
+        bound: f64,
+    },
     /// An element read back from the target differs from the source by more than the bound.
     #[error(
         "element {element} of chunk {chunk:?} is {source_value} but reads back as {read} (bound {bound:e})"
@@ -182,6 +205,14 @@ where
     let fill = ArrayBytes::new_flen(source.fill_value().as_ne_bytes().to_vec());
     let fill = to_f64(source.data_type(), &fill)?.first().copied();
     let plan = plan(source.data_type(), &range, options.precision, fill)?;
+    let (lo, hi) = plan.range();
+    if plan.codes().0 == plan.codes().1 && lo < hi && !options.allow_constant {
+        return Err(QuantizeError::Constant {
+            low: lo,
+            high: hi,
+            bound: plan.max_error(),
+        });
+    }
     let array = ArrayBuilder::from_array(source)
         .array_to_array_codecs(plan.codecs()?)
         .array_to_bytes_codec(Arc::new(BytesCodec::little()))

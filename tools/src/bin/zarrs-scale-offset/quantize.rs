@@ -26,6 +26,9 @@ pub(crate) struct Args {
     /// Significant decimal digits of the value of largest magnitude.
     #[arg(long, group = "precision")]
     digits: Option<u32>,
+    /// Accept a precision so coarse that every value reads back as one constant.
+    #[arg(long)]
+    allow_constant: bool,
     /// The compressor after the bytes codec: none, `gzip[:LEVEL]` or `zstd[:LEVEL]`.
     #[arg(long, default_value = "zstd")]
     compressor: String,
@@ -146,6 +149,7 @@ pub(crate) fn run(args: &Args) -> Result<(), String> {
         bar.set_position(done);
     };
     let options = QuantizeOptions::new(precision)
+        .with_constant_allowed(args.allow_constant)
         .with_compressors(compressors)
         .with_progress(&progress);
     let result = quantize_array(&source, target_store, "/", &options);
