@@ -169,3 +169,22 @@ fn a_plan_reading_every_value_back_as_one_constant_needs_asking_for() {
     );
     assert!(target.join("zarr.json").is_file());
 }
+
+#[test]
+fn inspect_takes_the_zarr_v2_arrays_that_migrate_and_quantize_take() {
+    let v2 = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/legacy/arrays/v2-f8-u2");
+    let output = run(&["inspect", v2.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let shown = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        shown.contains("numcodecs.fixedscaleoffset") && shown.contains("=>  uint16"),
+        "{shown}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let error = refusal(&["inspect", dir.path().to_str().unwrap()]);
+    assert!(error.contains("is not a Zarr array or group"), "{error}");
+}

@@ -11,11 +11,18 @@ use zarrs_scale_offset_cast_tools::inspect::{Report, inspect_array};
 /// Arrays with more chunks than this show a progress bar while their values are read.
 const PROGRESS_MIN_CHUNKS: u64 = 8;
 
-/// The node type of the `zarr.json` in `folder`, if there is one.
+/// The node type of the `zarr.json` in `folder`, if there is one, or of its Zarr V2 metadata
+/// (`.zarray`, `.zgroup`).
 fn node_type(folder: &Path) -> Result<Option<String>, String> {
     let path = folder.join("zarr.json");
     let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(None);
+        return Ok(if folder.join(".zarray").is_file() {
+            Some("array".to_string())
+        } else if folder.join(".zgroup").is_file() {
+            Some("group".to_string())
+        } else {
+            None
+        });
     };
     let json: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -50,7 +57,7 @@ fn arrays(root: &Path) -> Result<Vec<PathBuf>, String> {
         }
         Some(other) => Err(format!("{}: unknown node_type {other:?}", root.display())),
         None => Err(format!(
-            "{} is not a Zarr V3 array or group (it has no zarr.json)",
+            "{} is not a Zarr array or group (it has no zarr.json, .zarray or .zgroup)",
             root.display()
         )),
     }
@@ -97,7 +104,7 @@ fn print(path: &Path, array: &Array<FilesystemStore>, report: &Report) {
 /// The arguments of `inspect`.
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// A Zarr V3 array or group (a folder holding zarr.json).
+    /// A Zarr array or group: a folder holding zarr.json (V3) or .zarray or .zgroup (V2).
     path: PathBuf,
 }
 
