@@ -3,7 +3,8 @@
     zpy make_large.py OUT SIZE [CHUNK SHARD]
 
 `OUT/b04`: SIZE x SIZE float64 stored as uint16 by `scale_offset(-0.1, 10000)` and
-`cast_value(uint16, NaN <-> 0, clamp)`, in shards of SHARD x SHARD (default 1024) of inner chunks
+`cast_value(uint16, NaN <-> 0, clamp)` (and `OUT/b04_u16`, the same integers as a plain uint16
+array laid out alike), in shards of SHARD x SHARD (default 1024) of inner chunks
 of CHUNK x CHUNK (default 256), compressed with Blosc zstd (bitshuffle); 2% NaN. A Sentinel-2
 band at 10 m: SIZE 10980, CHUNK 1830, SHARD 3660.
 """
@@ -40,4 +41,18 @@ array = zarr.create_array(
     overwrite=True,
 )
 array[...] = data
-print(f"wrote {out}/b04: {size} x {size}")
+# The same integers as plain uint16, identically laid out: what a read costs without the codecs.
+codes = np.where(np.isnan(data), 0, np.clip(np.round((data + 0.1) * 10000), 0, 65535))
+raw = zarr.create_array(
+    out,
+    name="b04_u16",
+    shape=data.shape,
+    dtype="uint16",
+    chunks=(chunk, chunk),
+    shards=(shard, shard),
+    fill_value=0,
+    compressors=[BloscCodec(cname="zstd", clevel=5, shuffle="bitshuffle")],
+    overwrite=True,
+)
+raw[...] = codes.astype("uint16")
+print(f"wrote {out}/b04 and {out}/b04_u16: {size} x {size}")

@@ -2,7 +2,9 @@
 //! `ARRAY` of the Zarr hierarchy served at `URL` by `serve`, each `REPEATS` times after one
 //! warm-up read, into a reused buffer: through `zarrs_http` with zarrs' own read and with
 //! `FusedReader`, and through `object_store`'s HTTP client with zarrs' own asynchronous read and
-//! with `FusedReader`'s. Prints a Markdown table row per window and read: the median time, and the
+//! with `FusedReader`'s; and, where the hierarchy holds `ARRAY_u16` (the same integers as a plain
+//! uint16 array, laid out alike), zarrs' read of those integers: what the read costs without the
+//! codecs. Prints a Markdown table row per window and read: the median time, and the
 //! requests and KiB per read the server counted (`/.stats`). Every read of a window must agree
 //! element by element; the first is written to `OUT.N` (N the window's position, little-endian
 //! float64, C order) for zarr-python to compare (`zarr-python/read_windows.py`).
@@ -94,6 +96,11 @@ fn main() {
         .block_on(Array::async_open(http_object_store(url), &node))
         .expect("a Zarr V3 array");
     let async_reader = FusedReader::new(&async_array);
+    let raw = Array::open(
+        Arc::new(HTTPStore::new(url).expect("an HTTP URL")),
+        &format!("{node}_u16"),
+    )
+    .ok();
     println!("| window | read | median | requests per read | KiB per read |");
     println!("|---|---|---:|---:|---:|");
     for (n, text) in windows.iter().enumerate() {
@@ -145,6 +152,15 @@ fn main() {
             }),
         );
         check("FusedReader async", &values);
+        if let Some(raw) = &raw {
+            row(
+                "zarrs, the plain uint16 integers (zarrs_http)",
+                timed(url, repeats, || {
+                    let integers: Vec<u16> = raw.retrieve_array_subset(&subset).unwrap();
+                    std::hint::black_box(integers);
+                }),
+            );
+        }
         let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
         std::fs::write(format!("{out}.{n}"), bytes).unwrap();
     }
