@@ -64,12 +64,16 @@ fn scratch() -> PathBuf {
     std::env::temp_dir().join("zarrs_scale_offset_cast_reflectance.zarr")
 }
 
+/// The file the example leaves in its own folder, so that it replaces only what it wrote itself.
+const MARK: &str = ".written-by-the-reflectance-example";
+
 /// Where to write: `given` if it does not exist or is an empty folder; without it the example's
-/// own folder, emptied if it holds an earlier run's array (and refused if it holds anything else).
-fn target(given: Option<PathBuf>) -> Result<PathBuf, String> {
+/// own folder `scratch`, whose earlier run (marked by [`MARK`]) is replaced; anything else is
+/// refused and left as it is.
+fn target(given: Option<PathBuf>, scratch: PathBuf) -> Result<PathBuf, String> {
     let (path, own) = match given {
         Some(path) => (path, false),
-        None => (scratch(), true),
+        None => (scratch, true),
     };
     let holds_anything = |path: &std::path::Path| {
         !path.is_dir()
@@ -77,18 +81,21 @@ fn target(given: Option<PathBuf>) -> Result<PathBuf, String> {
                 .read_dir()
                 .map_or(true, |mut entries| entries.next().is_some())
     };
-    if !path.exists() || !holds_anything(&path) {
-        return Ok(path);
-    }
-    if own && path.join("zarr.json").is_file() {
+    if own && path.join(MARK).is_file() {
+        // The example's own earlier output, and nothing else: it wrote every file under it.
         std::fs::remove_dir_all(&path)
             .map_err(|e| format!("cannot clear {}: {e}", path.display()))?;
-        return Ok(path);
+    } else if path.exists() && holds_anything(&path) {
+        return Err(format!(
+            "{} already exists and is not an empty folder; give the example a new path",
+            path.display()
+        ));
     }
-    Err(format!(
-        "{} already exists and is not an empty folder; give the example a new path",
-        path.display()
-    ))
+    if own {
+        std::fs::create_dir_all(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(path.join(MARK), "").map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(path)
 }
 
 fn main() -> std::process::ExitCode {
@@ -102,7 +109,7 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let path = target(std::env::args().nth(1).map(PathBuf::from))?;
+    let path = target(std::env::args().nth(1).map(PathBuf::from), scratch())?;
 
     // The array as a Sentinel-2 reflectance band might declare it: float64 values stored as
     // uint16 steps of 1e-4 from -0.1, no data (NaN) as 0, compressed with zstd.
@@ -170,30 +177,30 @@ mod tests {
     #[test]
     fn the_example_writes_only_to_a_new_path_an_empty_folder_or_its_own_folder() {
         let dir = tempfile::tempdir().unwrap();
+        let own = dir.path().join("own.zarr");
         let new = dir.path().join("new.zarr");
-        assert_eq!(target(Some(new.clone())).unwrap(), new);
+        assert_eq!(target(Some(new.clone()), own.clone()).unwrap(), new);
         let empty = dir.path().join("empty");
         std::fs::create_dir(&empty).unwrap();
-        assert_eq!(target(Some(empty.clone())).unwrap(), empty);
+        assert_eq!(target(Some(empty.clone()), own.clone()).unwrap(), empty);
         // A file, and a folder holding anything, are refused and left as they are.
         let file = dir.path().join("notes.txt");
         std::fs::write(&file, "keep me").unwrap();
-        let error = target(Some(file.clone())).unwrap_err();
+        let error = target(Some(file.clone()), own.clone()).unwrap_err();
         assert!(error.contains("already exists"), "{error}");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
-        let error = target(Some(dir.path().to_path_buf())).unwrap_err();
+        let error = target(Some(dir.path().to_path_buf()), own.clone()).unwrap_err();
         assert!(error.contains("give the example a new path"), "{error}");
         assert!(file.exists() && empty.exists());
-        // Its own folder is reused once it holds an array (an earlier run), and never emptied
-        // while it holds anything else.
-        let own = scratch();
-        let _ = std::fs::remove_dir_all(&own);
-        std::fs::create_dir_all(&own).unwrap();
-        std::fs::write(own.join("other.txt"), "not an array").unwrap();
-        assert!(target(None).is_err());
-        assert!(own.join("other.txt").exists());
+        // Its own folder: made and marked on the first run, replaced on the next.
+        assert_eq!(target(None, own.clone()).unwrap(), own);
         std::fs::write(own.join("zarr.json"), "{}").unwrap();
-        assert_eq!(target(None).unwrap(), own);
-        assert!(!own.exists());
+        assert_eq!(target(None, own.clone()).unwrap(), own);
+        assert!(own.join(MARK).is_file() && !own.join("zarr.json").exists());
+        // Without the mark (a folder of that name the example did not make), nothing is removed.
+        std::fs::remove_file(own.join(MARK)).unwrap();
+        std::fs::write(own.join("other.txt"), "not the example's").unwrap();
+        assert!(target(None, own.clone()).is_err());
+        assert!(own.join("other.txt").exists());
     }
 }

@@ -5,22 +5,29 @@
 # environment beside zarr-python 3.4.2, and run on every interop fixture (check.py); with
 # `--bench`, the timing of bench.py too.
 #
-# Needs the zarr-python tool (../../../shared/tools/zarr-python) and the package registries. The
-# build directory is kept in ZARRS_PYTHON_WORK (default ~/.cache/zarrs_scale_offset_cast/zarrs-python)
-# so that a second run rebuilds only what changed.
+# Needs Python 3.12 or newer (PYTHON=...) and the package registries. zarr-python, maturin and the
+# wheel go into a virtual environment of the script's own; everything is kept under the
+# repository's target folder (target/integrations/zarrs-python; ZARRS_PYTHON_WORK moves it), so
+# that a second run rebuilds only what changed. The wheel's path and the line that installs it into
+# any environment are printed at the end. ZARR_PYTHON_CHROOT=ROOT instead installs it beside the
+# zarr-python 3.4.2 of a chroot made for the project's checks and runs them there.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 version=0.2.3
-work="${ZARRS_PYTHON_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/zarrs_scale_offset_cast/zarrs-python}"
-zpy_tools="$(cd "$repo/../shared/tools/zarr-python" && pwd)"
-root="${ZPY_ROOT:-/opt/zarr-python-root}"
-"$zpy_tools/setup.sh" "$root" > /dev/null
+work="${ZARRS_PYTHON_WORK:-$repo/target/integrations/zarrs-python}"
+mkdir -p "$work"
+source "$here/../python-env.sh"
+# The build environment (maturin), and where the checks run unless a chroot is given.
+if [ -n "${ZARR_PYTHON_CHROOT:-}" ]; then
+  zarr_python_env "$work/build-venv" build
+else
+  zarr_python_env "$work/venv"
+fi
 
-# The released source distribution (maturin installed first, so that pip does not build it).
-python3 -m pip install -q "maturin>=1.5,<2"
+# The released source distribution.
 mkdir -p "$work/sdist"
-python3 -m pip download -q --no-deps --no-binary zarrs --no-build-isolation "zarrs==$version" -d "$work/sdist"
+"$VENV_PYTHON" -m pip download -q --no-deps --no-binary zarrs --no-build-isolation "zarrs==$version" -d "$work/sdist"
 rm -rf "$work/src" && mkdir -p "$work/src"
 tar xzf "$work/sdist/zarrs-$version.tar.gz" -C "$work/src" --strip-components 1
 
@@ -29,24 +36,33 @@ printf '\n[dependencies.zarrs_scale_offset_cast]\npath = "%s"\n' "$repo" >> "$wo
 printf '\nuse zarrs_scale_offset_cast as _;\n' >> "$work/src/src/lib.rs"
 (cd "$work/src" && cargo update -q -p zarrs --precise 0.23.14)
 
-# Build and install into a virtual environment of its own beside zarr-python.
+# The wheel (abi3: one for every Python 3.11 or newer).
 rm -rf "$work/wheels"
-(cd "$work/src" && CARGO_TARGET_DIR="$work/target" maturin build -q --release -i python3 \
-  --compatibility linux --out "$work/wheels")
-# The environment sees zarr-python's packages (numpy, zarr) through a .pth file.
-chroot "$root" /bin/bash -c '[ -x /opt/zp-zarrs/bin/python ] || /opt/zp/bin/python -m venv /opt/zp-zarrs
-  site() { "$1" -c "import site; print(site.getsitepackages()[0])"; }
-  site /opt/zp/bin/python > "$(site /opt/zp-zarrs/bin/python)/zarr-python.pth"'
-stage=$(mktemp -d /tmp/zarrs-python.XXXXXX)
-cp "$work"/wheels/*.whl "$stage/"
-chroot "$root" /bin/bash -c 'exec /opt/zp-zarrs/bin/pip install -q --no-index --no-deps --force-reinstall "$0"/*.whl' "$stage"
+(cd "$work/src" && CARGO_TARGET_DIR="$work/target" "$(dirname "$VENV_PYTHON")/maturin" build -q --release \
+  -i "$VENV_PYTHON" --compatibility linux --out "$work/wheels")
+wheel=$(ls "$work"/wheels/*.whl)
 
-# The checks (and the benchmark), from /tmp, which the chroot shares.
+# The checks (and the benchmark), from a folder in /tmp.
+stage=$(mktemp -d /tmp/zarrs-python.XXXXXX)
 cp -r "$repo/tests/data/interop" "$stage/interop"
 cp "$here/check.py" "$here/bench.py" "$stage/"
-python_zarrs() { chroot "$root" /bin/bash -c 'cd "$0" && exec /opt/zp-zarrs/bin/python "$@"' "$stage" "$@"; }
+if [ -n "${ZARR_PYTHON_CHROOT:-}" ]; then
+  root="$ZARR_PYTHON_CHROOT"
+  # A venv beside the chroot's zarr-python, which it sees through a .pth file.
+  chroot "$root" /bin/bash -c '[ -x /opt/zp-zarrs/bin/python ] || /opt/zp/bin/python -m venv /opt/zp-zarrs
+    site() { "$1" -c "import site; print(site.getsitepackages()[0])"; }
+    site /opt/zp/bin/python > "$(site /opt/zp-zarrs/bin/python)/zarr-python.pth"'
+  cp "$wheel" "$stage/"
+  chroot "$root" /bin/bash -c 'exec /opt/zp-zarrs/bin/pip install -q --no-index --no-deps --force-reinstall "$0"/*.whl' "$stage"
+  python_zarrs() { chroot "$root" /bin/bash -c 'cd "$0" && exec /opt/zp-zarrs/bin/python "$@"' "$stage" "$@"; }
+else
+  "$VENV_PYTHON" -m pip install -q --no-deps --force-reinstall "$wheel"
+  python_zarrs() { (cd "$stage" && "$VENV_PYTHON" "$@"); }
+fi
 python_zarrs check.py interop out
 if [ "${1:-}" = "--bench" ]; then
   python_zarrs bench.py
 fi
 rm -rf "$stage"
+echo "zarrs-python with the codecs: $wheel"
+echo "install it into your environment with: python -m pip install --force-reinstall $wheel"

@@ -5,15 +5,23 @@
 # with `[scale_offset, cast_value(uint16)]`; zarrs_reencode rewrites it as plain float32 and back
 # with the two codecs; zarr-python reads all three and compares every value (compare.py).
 #
-# Needs the zarr-python tool (../../../shared/tools/zarr-python) and the package registries. The
-# build directory is kept in ZARRS_TOOLS_WORK (default ~/.cache/zarrs_scale_offset_cast/zarrs_tools)
-# so that a second run rebuilds only what changed.
+# Needs Python 3.12 or newer (PYTHON=...) and the package registries: zarr-python goes into a
+# virtual environment of the script's own. Everything is kept under the repository's target folder
+# (target/integrations/zarrs_tools; ZARRS_TOOLS_WORK moves it), so that a second run rebuilds only
+# what changed. ZARR_PYTHON="command" runs the comparison with another zarr-python 3.4.2 instead.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 version=0.8.1
-work="${ZARRS_TOOLS_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/zarrs_scale_offset_cast/zarrs_tools}"
-zpy="$(cd "$repo/../shared/tools/zarr-python" && pwd)/zpy"
+work="${ZARRS_TOOLS_WORK:-$repo/target/integrations/zarrs_tools}"
+mkdir -p "$work"
+if [ -n "${ZARR_PYTHON:-}" ]; then
+  zarr_python=($ZARR_PYTHON)
+else
+  source "$here/../python-env.sh"
+  zarr_python_env "$work/venv"
+  zarr_python=("$VENV_PYTHON")
+fi
 
 # The released source, from the registry: a package that depends on it fetches it.
 mkdir -p "$work/fetch/src"
@@ -44,5 +52,5 @@ grep -q '"scale_offset"' "$stage/info.json"
 codecs=$(python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["codecs"][0]["configuration"]["codecs"]; print(json.dumps(c[:2]))' "$stage/b04/zarr.json")
 "$bin/zarrs_reencode" "$stage/float32" "$stage/back" --data-type float64 --array-to-array-codecs "$codecs"
 cp "$here/compare.py" "$stage/"
-(cd "$stage" && "$zpy" compare.py b04 float32 back)
+(cd "$stage" && "${zarr_python[@]}" compare.py b04 float32 back)
 rm -rf "$stage"

@@ -21,38 +21,33 @@ rng = np.random.default_rng(7)
 y, x = np.meshgrid(np.linspace(0, 6, size), np.linspace(0, 8, size), indexing="ij")
 data = np.round(0.25 + 0.2 * np.sin(y) * np.cos(x) + rng.normal(0, 0.02, (size, size)), 4)
 data[rng.random((size, size)) < 0.02] = np.nan
-array = zarr.create_array(
-    out,
-    name="b04",
-    shape=data.shape,
-    dtype="float64",
-    chunks=(chunk, chunk),
-    shards=(shard, shard),
-    fill_value=np.nan,
-    filters=[
-        ScaleOffset(offset=-0.1, scale=10000),
-        CastValue(
-            data_type="uint16",
-            out_of_range="clamp",
-            scalar_map={"encode": [["NaN", 0]], "decode": [[0, "NaN"]]},
-        ),
-    ],
-    compressors=[BloscCodec(cname="zstd", clevel=5, shuffle="bitshuffle")],
-    overwrite=True,
-)
-array[...] = data
+
+
+def create(name, dtype, fill_value, filters):
+    """An array of the band's shape and layout, Blosc zstd compressed."""
+    return zarr.create_array(
+        out,
+        name=name,
+        shape=data.shape,
+        dtype=dtype,
+        chunks=(chunk, chunk),
+        shards=(shard, shard),
+        fill_value=fill_value,
+        filters=filters,
+        compressors=[BloscCodec(cname="zstd", clevel=5, shuffle="bitshuffle")],
+        overwrite=True,
+    )
+
+
+create("b04", "float64", np.nan, [
+    ScaleOffset(offset=-0.1, scale=10000),
+    CastValue(
+        data_type="uint16",
+        out_of_range="clamp",
+        scalar_map={"encode": [["NaN", 0]], "decode": [[0, "NaN"]]},
+    ),
+])[...] = data
 # The same integers as plain uint16, identically laid out: what a read costs without the codecs.
 codes = np.where(np.isnan(data), 0, np.clip(np.round((data + 0.1) * 10000), 0, 65535))
-raw = zarr.create_array(
-    out,
-    name="b04_u16",
-    shape=data.shape,
-    dtype="uint16",
-    chunks=(chunk, chunk),
-    shards=(shard, shard),
-    fill_value=0,
-    compressors=[BloscCodec(cname="zstd", clevel=5, shuffle="bitshuffle")],
-    overwrite=True,
-)
-raw[...] = codes.astype("uint16")
+create("b04_u16", "uint16", 0, None)[...] = codes.astype("uint16")
 print(f"wrote {out}/b04 and {out}/b04_u16: {size} x {size}")

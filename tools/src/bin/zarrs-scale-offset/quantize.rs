@@ -155,6 +155,8 @@ pub(crate) fn run(args: &Args) -> Result<(), String> {
     let result = quantize_array(&source, target_store, "/", &options);
     bar.finish_and_clear();
     let (array, report) = result.map_err(|e| {
+        // The target did not exist (checked above) and this command made it: nothing under it
+        // was written by anyone else.
         let _ = std::fs::remove_dir_all(&args.target);
         e.to_string()
     })?;
