@@ -230,3 +230,66 @@ fn an_accepted_chain_refuses_a_write_only_where_the_whole_chain_could_not_read_i
         (0, Some("128"), ElementErrorKind::OutOfRange)
     );
 }
+
+#[test]
+fn an_element_error_of_an_accepted_chain_names_the_value_written_to_the_array() {
+    // 1e9 (a typo for 1e-9) becomes 10000000001000 after scale_offset, which uint16 cannot hold.
+    let codecs = json!([
+        {"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}},
+        {"name": "cast_value", "configuration": {"data_type": "uint16"}},
+    ]);
+    let values = ArrayBytes::new_flen(bytemuck::cast_slice(&[0.25f64, 1e9, 0.5]).to_vec());
+    let written = |array: &Array<MemoryStore>| {
+        let error = array.store_chunk(&[0], values.clone()).unwrap_err();
+        let Some(Error::CastValue(zarrs_scale_offset_cast::CastValueError::Element {
+            index,
+            value,
+            written,
+            kind,
+            ..
+        })) = Error::find(&error)
+        else {
+            panic!("{error}");
+        };
+        assert_eq!(
+            (*index, value.as_str(), *kind),
+            (1, "10000000001000", ElementErrorKind::OutOfRange)
+        );
+        (written.clone(), error.to_string())
+    };
+    // Without validate_array the codec does not know the codecs before it.
+    let (unchecked, message) = written(&open("float64", &json!(0.0), &codecs, 3));
+    assert_eq!(unchecked, None, "{message}");
+    let array = open("float64", &json!(0.0), &codecs, 3);
+    validate_array(&array).unwrap();
+    let (checked, message) = written(&array);
+    assert_eq!(checked.as_deref(), Some("1000000000"));
+    assert!(
+        message.contains(
+            "element 1 of the chunk (10000000001000, written to the array as 1000000000)"
+        ),
+        "{message}"
+    );
+    // An error of the first codec names the value as it is.
+    let first = json!([
+        {"name": "scale_offset", "configuration": {"scale": 10}},
+        {"name": "cast_value", "configuration": {"data_type": "int32"}},
+    ]);
+    let array = open("int16", &json!(0), &first, 2);
+    validate_array(&array).unwrap();
+    let error = array
+        .store_chunk(
+            &[0],
+            ArrayBytes::new_flen(bytemuck::cast_slice(&[1i16, 5000]).to_vec()),
+        )
+        .unwrap_err();
+    let Some(Error::ScaleOffset(zarrs_scale_offset_cast::ScaleOffsetError::Element {
+        index,
+        written,
+        ..
+    })) = Error::find(&error)
+    else {
+        panic!("{error}");
+    };
+    assert_eq!((*index, written.as_deref()), (1, None), "{error}");
+}

@@ -2,8 +2,10 @@
 //! rayon pool of that many threads and `CodecOptions` with that concurrent target, in chunks of
 //! 1024 x 1024 and of 256 x 256, and in shards of 1024 x 1024 holding inner chunks of 256 x 256
 //! (`1024s256`, the codecs inside the sharding codec as zarr-python writes them; the hand loop's
-//! uint16 array sharded alike). `BENCH_THREADS` lists the thread counts (default `1,2`),
-//! `BENCH_LAYOUTS` the layouts (default all three).
+//! uint16 array sharded alike), and in shards of 2048 x 2048 holding inner chunks of 1024 x 1024
+//! compressed as zarr-python compresses them (`2048s1024blosc`: Blosc zstd, bit shuffle).
+//! `BENCH_THREADS` lists the thread counts (default `1,2`), `BENCH_LAYOUTS` the layouts (default
+//! all four).
 //!
 //! Each thread count has its baselines in the same run:
 //! - `read_into/hand`: the same uint16 chunks read by zarrs into a reused buffer, then converted by
@@ -20,6 +22,9 @@
 //!   own, and `FusedReader::retrieve_array_subset_opt`;
 //! - `part_into/fused` and `part_vec/fused`: the same two fused reads of a 1024 x 1024 part
 //!   (8 MiB, which the system allocator recycles from one new vector to the next);
+//! - `window_into/hand`, `window_into/zarrs` and `window_into/fused`: a 512 x 512 window at
+//!   rows and columns 300..812 (within one chunk of 1024 x 1024, across four of 256 x 256) read
+//!   into a reused buffer, as an application pages through a large array;
 //! - `memory/reused` and `memory/new`: every byte of the output written by a plain loop split
 //!   over the pool, into the reused buffer and into a new one (offered huge pages, as the codecs'
 //!   new buffers are): what new memory costs any read that returns it.
@@ -33,7 +38,7 @@ use zarrs::array::{ArraySubset, CodecOptions};
 use zarrs_scale_offset_cast::FusedReader;
 use zarrs_scale_offset_cast_benches::minimal;
 use zarrs_scale_offset_cast_benches::reflectance::{
-    ELEMENTS, Layout, arrays, retrieve_into, whole,
+    ELEMENTS, Layout, arrays, retrieve_into, retrieve_subset_into, whole,
 };
 use zarrs_scale_offset_cast_benches::{reflectances, with_capacity};
 
@@ -49,18 +54,27 @@ fn thread_counts() -> Vec<usize> {
         .collect()
 }
 
-/// The layouts `BENCH_LAYOUTS` names (`1024`, `256`, `1024s256`; default all three).
+/// The layouts `BENCH_LAYOUTS` names (`1024`, `256`, `1024s256`, `2048s1024blosc`; default all
+/// four).
 fn layouts() -> Vec<Layout> {
+    let number = |text: &str| -> u64 {
+        text.parse()
+            .expect("BENCH_LAYOUTS: 1024, 256, 1024s256 or 2048s1024blosc")
+    };
     std::env::var("BENCH_LAYOUTS")
-        .unwrap_or_else(|_| "1024,256,1024s256".into())
+        .unwrap_or_else(|_| "1024,256,1024s256,2048s1024blosc".into())
         .split(',')
-        .map(|name| match name.trim().split_once('s') {
-            Some((shard, inner)) => Layout::Shards(shard.parse().unwrap(), inner.parse().unwrap()),
-            None => Layout::Chunks(
-                name.trim()
-                    .parse()
-                    .expect("BENCH_LAYOUTS: 1024, 256 or 1024s256"),
-            ),
+        .map(|name| {
+            let name = name.trim();
+            let (name, blosc) = match name.strip_suffix("blosc") {
+                Some(name) => (name, true),
+                None => (name, false),
+            };
+            match name.split_once('s') {
+                Some((shard, inner)) if blosc => Layout::BloscShards(number(shard), number(inner)),
+                Some((shard, inner)) => Layout::Shards(number(shard), number(inner)),
+                None => Layout::Chunks(number(name)),
+            }
         })
         .collect()
 }
@@ -81,6 +95,9 @@ fn bench(c: &mut Criterion) {
         let mut stored = vec![0u16; ELEMENTS];
         let part_subset = ArraySubset::new_with_ranges(&[0..1024, 0..1024]);
         let mut part_output = vec![0f64; 1 << 20];
+        let window = ArraySubset::new_with_ranges(&[300..812, 300..812]);
+        let mut window_output = vec![0f64; 512 * 512];
+        let mut window_stored = vec![0u16; 512 * 512];
         for threads in thread_counts() {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -172,6 +189,38 @@ fn bench(c: &mut Criterion) {
             // A part of 8 MiB, which the system allocator recycles from read to read.
             group.throughput(Throughput::Elements(1 << 20));
             fused_reads(&mut group, "part", &part_subset, &mut part_output);
+            group.throughput(Throughput::Elements(ELEMENTS as u64));
+            group.throughput(Throughput::Elements(512 * 512));
+            group.bench_function(id("window_into/hand"), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        let bytes = bytemuck::cast_slice_mut(&mut window_stored);
+                        retrieve_subset_into(&arrays.hand, &window, bytes, 2, &options);
+                        window_stored
+                            .par_iter()
+                            .zip(window_output.par_iter_mut())
+                            .with_min_len(1 << 16)
+                            .for_each(|(x, y)| *y = minimal::decode(*x));
+                    })
+                });
+            });
+            group.bench_function(id("window_into/zarrs"), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        let bytes = bytemuck::cast_slice_mut(&mut window_output);
+                        retrieve_subset_into(&arrays.codecs, &window, bytes, 8, &options);
+                    })
+                });
+            });
+            group.bench_function(id("window_into/fused"), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        reader
+                            .retrieve_array_subset_into_opt(&window, &mut window_output, &options)
+                            .unwrap();
+                    })
+                });
+            });
             group.throughput(Throughput::Elements(ELEMENTS as u64));
             // The output's bytes, 512 KiB to a task.
             let task_bytes = 1 << 19;

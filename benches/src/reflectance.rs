@@ -1,13 +1,14 @@
 //! The reflectance array of the end-to-end benchmarks: a 4096 x 4096 float64 array stored as
 //! `[scale_offset(offset -0.1, scale 10000), cast_value(uint16, NaN <-> 0, clamp), bytes]` on a
 //! filesystem store, in chunks or in shards (the codecs inside the sharding codec, as zarr-python
-//! writes them), beside the same data as plain uint16 in the same layout (the hand loop's) and
+//! writes them; uncompressed, or compressed by Blosc as zarr-python compresses them), beside the same data as plain uint16 in the same layout (the hand loop's) and
 //! through the minimal codec.
 
 use std::sync::Arc;
 
 use unsafe_cell_slice::UnsafeCellSlice;
 use zarrs::array::codec::api::ArrayToArrayCodecTraits;
+use zarrs::array::codec::{BloscCodec, BloscCodecConfiguration};
 use zarrs::array::{
     Array, ArrayBuilder, ArrayBytesDecodeIntoTarget, ArrayBytesFixedDisjointView, ArraySubset,
     CodecOptions, data_type,
@@ -60,6 +61,9 @@ pub enum Layout {
     /// sharding codec (as zarr-python writes an array created with `shards=`), the index at the
     /// end with crc32c.
     Shards(u64, u64),
+    /// The same, the inner chunks compressed as zarr-python compresses them by default
+    /// (Blosc zstd level 5, bit shuffle).
+    BloscShards(u64, u64),
 }
 
 impl Layout {
@@ -68,6 +72,7 @@ impl Layout {
         match self {
             Self::Chunks(chunk) => chunk.to_string(),
             Self::Shards(shard, inner) => format!("{shard}s{inner}"),
+            Self::BloscShards(shard, inner) => format!("{shard}s{inner}blosc"),
         }
     }
 
@@ -77,11 +82,23 @@ impl Layout {
         fill: impl Into<zarrs::array::builder::ArrayBuilderFillValue>,
     ) -> ArrayBuilder {
         let side = match self {
-            Self::Chunks(side) | Self::Shards(side, _) => side,
+            Self::Chunks(side) | Self::Shards(side, _) | Self::BloscShards(side, _) => side,
         };
+        let typesize = data_type.fixed_size();
         let mut builder = ArrayBuilder::new(vec![SIZE, SIZE], vec![side, side], data_type, fill);
-        if let Self::Shards(_, inner) = self {
+        if let Self::Shards(_, inner) | Self::BloscShards(_, inner) = self {
             builder.subchunk_shape(vec![inner, inner]);
+        }
+        if let Self::BloscShards(..) = self {
+            let configuration: BloscCodecConfiguration =
+                serde_json::from_value(serde_json::json!({
+                    "cname": "zstd", "clevel": 5, "shuffle": "bitshuffle", "blocksize": 0,
+                    "typesize": typesize,
+                }))
+                .unwrap();
+            builder.bytes_to_bytes_codecs(vec![Arc::new(
+                BloscCodec::new_with_configuration(&configuration).unwrap(),
+            )]);
         }
         builder
     }
@@ -132,14 +149,27 @@ pub fn retrieve_into(
     size: usize,
     options: &CodecOptions,
 ) {
-    let shape = [SIZE, SIZE];
+    retrieve_subset_into(array, &whole(), output, size, options);
+}
+
+/// Reads `subset` into `output` (its elements in C order, of `size` bytes each) through zarrs'
+/// `retrieve_array_subset_into`.
+pub fn retrieve_subset_into(
+    array: &Array<FilesystemStore>,
+    subset: &ArraySubset,
+    output: &mut [u8],
+    size: usize,
+    options: &CodecOptions,
+) {
+    let shape = subset.shape().to_vec();
     let cells = UnsafeCellSlice::new(output);
+    let within = ArraySubset::new_with_shape(shape.clone());
     // SAFETY: the only view of `output`, which outlives it.
     let mut view =
-        unsafe { ArrayBytesFixedDisjointView::new(cells, size, &shape, whole()) }.unwrap();
+        unsafe { ArrayBytesFixedDisjointView::new(cells, size, &shape, within) }.unwrap();
     array
         .retrieve_array_subset_into_opt(
-            &whole(),
+            subset,
             ArrayBytesDecodeIntoTarget::Fixed(&mut view),
             options,
         )

@@ -285,7 +285,10 @@ impl CastValueCodec {
                 .map(Cow::Owned),
             None => driver::apply(kernel.as_ref(), bytes, options.concurrent_target()),
         }
-        .map_err(|fault| self.element_error(direction, from, to, fault))?;
+        .map_err(|fault| {
+            let written = context.as_ref().and_then(|c| c.written(from, fault.value));
+            self.element_error(direction, from, to, fault, written)
+        })?;
         Ok(ArrayBytes::new_flen(converted))
     }
 
@@ -310,7 +313,7 @@ impl CastValueCodec {
             Direction::Decode => (&bound.decode, self.settings.target, bound.source),
         };
         driver::one(kernel.as_ref(), bits, to.kind())
-            .map_err(|fault| self.element_error(direction, from, to, fault))
+            .map_err(|fault| self.element_error(direction, from, to, fault, None))
     }
 
     /// For a write: the fill value must come back bit for bit, from the whole chain where
@@ -365,15 +368,20 @@ impl CastValueCodec {
         from: NumericType,
         to: NumericType,
         fault: ElementFault,
+        written: Option<Box<str>>,
     ) -> CastValueError {
         CastValueError::Element {
             direction,
             index: fault.index,
             value: fault.value.to_string(),
+            written,
             from: from.name(),
             to: to.name(),
             kind: fault.fault.into(),
-            encoded: fault.fault.encoded.map(|encoded| encoded.to_string()),
+            encoded: fault
+                .fault
+                .encoded
+                .map(|encoded| encoded.to_string().into()),
             reason: reason(
                 &self.settings,
                 direction,
@@ -381,7 +389,8 @@ impl CastValueCodec {
                 to,
                 fault.value,
                 fault.fault,
-            ),
+            )
+            .into(),
         }
     }
 }

@@ -6,9 +6,10 @@ use zarrs::array::{DataType, FillValue};
 
 use super::step::{Step, keys};
 use crate::error::Error;
+use crate::error::describe_bits;
 use crate::error::fault::ElementFault;
 use crate::kernel::{Kernel, driver};
-use crate::numeric::{RoundingMode, encode, write_element_bits};
+use crate::numeric::{NumericType, RoundingMode, Value, encode, write_element_bits};
 
 /// The fill value rule, decided for the whole chain.
 #[derive(Clone, Debug)]
@@ -31,6 +32,9 @@ pub(crate) struct Context {
     pub(crate) rest: Option<Vec<Step>>,
     /// The fill value rule of the whole chain, where the checks can follow every codec.
     pub(crate) fill_rule: Option<FillRule>,
+    /// The codecs before it, from the start of the chain, where the checks can follow each of
+    /// them: what an element written to the array was, for its messages.
+    pub(crate) before: Option<Vec<Step>>,
 }
 
 impl Context {
@@ -44,6 +48,7 @@ impl Context {
         self.data_type == other.data_type
             && self.fill == other.fill
             && self.rest.as_deref().map(keys) == other.rest.as_deref().map(keys)
+            && self.before.as_deref().map(keys) == other.before.as_deref().map(keys)
             && rule(&self.fill_rule) == rule(&other.fill_rule)
     }
 }
@@ -92,6 +97,21 @@ impl Link {
             }
             _ => None,
         }
+    }
+}
+
+impl Context {
+    /// The value written to the array that reached the codec as `value` (of `input`, the data
+    /// type the codec receives), as messages show it; `None` where no codec before it changed it
+    /// or it cannot be traced back.
+    pub(crate) fn written(&self, input: NumericType, value: Value) -> Option<Box<str>> {
+        let before = self.before.as_deref()?;
+        let first = before.first()?.input();
+        let mut bits = encode(value, input.kind(), RoundingMode::NearestEven, None).ok()?;
+        for step in before.iter().rev() {
+            bits = step.decode(bits).ok()?;
+        }
+        Some(describe_bits(first, bits).into())
     }
 }
 

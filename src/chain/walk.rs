@@ -79,6 +79,7 @@ pub(crate) fn validate<TStorage: ?Sized>(array: &Array<TStorage>) -> Result<(), 
     let followable = runs.len() == 1;
     let fill_rule = followable.then(|| fill_rule(&items, array.data_type(), array.fill_value()));
     let last_run = runs.last().map(Vec::as_slice).unwrap_or_default();
+    let first_run = runs.first().map(Vec::as_slice).unwrap_or_default();
     for (i, item) in items.iter().enumerate() {
         let Some(codec) = item.element_codec().filter(|_| item.live) else {
             continue;
@@ -89,11 +90,18 @@ pub(crate) fn validate<TStorage: ?Sized>(array: &Array<TStorage>) -> Result<(), 
             .filter_map(|&j| items[j].step.clone())
             .collect();
         let in_last_run = last_run.contains(&i);
+        let before: Vec<Step> = first_run
+            .iter()
+            .filter(|&&j| j < i)
+            .filter_map(|&j| items[j].step.clone())
+            .collect();
+        let in_first_run = first_run.contains(&i);
         codec.link().set(Context {
             data_type: item.data_type.clone(),
             fill: item.fill.as_ne_bytes().to_vec(),
             rest: (in_last_run && !rest.is_empty()).then_some(rest),
             fill_rule: fill_rule.clone(),
+            before: (in_first_run && !before.is_empty()).then_some(before),
         });
     }
     match fill_rule {

@@ -2,6 +2,7 @@
 
 use zarrs::array::DataType;
 
+use super::written_note;
 use crate::{Direction, ElementErrorKind};
 
 /// An error of the `cast_value` codec.
@@ -46,7 +47,8 @@ pub enum CastValueError {
     },
     /// An element has no acceptable result.
     #[error(
-        "cast_value: cannot {direction} element {index} of the chunk ({value}) from {from} to {to}: {reason}"
+        "cast_value: cannot {direction} element {index} of the chunk ({value}{}) from {from} to {to}: {reason}",
+        written_note(written.as_deref())
     )]
     Element {
         /// Encoding or decoding.
@@ -56,6 +58,10 @@ pub enum CastValueError {
         index: usize,
         /// The value of the element (for [`ElementErrorKind::InvalidEncoding`], its byte).
         value: String,
+        /// The value written to the array that reached the codec as `value`, where codecs
+        /// before it changed it and [`validate_array`](crate::validate_array) told the codec
+        /// which.
+        written: Option<Box<str>>,
         /// The data type of the element.
         from: &'static str,
         /// The data type it is cast to.
@@ -64,9 +70,9 @@ pub enum CastValueError {
         kind: ElementErrorKind,
         /// What the element encodes to, where its encode succeeded but the decode of that value
         /// fails, so that the chunk could not be read back: the write is refused.
-        encoded: Option<String>,
+        encoded: Option<Box<str>>,
         /// Why, and what to change.
-        reason: String,
+        reason: Box<str>,
     },
     /// The fill value cannot pass through the codec and back.
     #[error("cast_value: the fill value {value} ({data_type}) {reason}")]

@@ -260,3 +260,11 @@ impl From<CastValueError> for PluginCreateError {
         Self::ConfigurationInvalid(PluginConfigurationInvalidError::new(error.to_string()))
     }
 }
+
+/// The part of an element's message naming the value written to the array, where codecs before
+/// the one that failed changed it.
+pub(crate) fn written_note(written: Option<&str>) -> String {
+    written.map_or_else(String::new, |written| {
+        format!(", written to the array as {written}")
+    })
+}

@@ -2,6 +2,7 @@
 
 use zarrs::array::DataType;
 
+use super::written_note;
 use crate::{Direction, ElementErrorKind};
 
 /// An error of the `scale_offset` codec.
@@ -57,7 +58,8 @@ pub enum ScaleOffsetError {
     },
     /// An element has no representable result.
     #[error(
-        "scale_offset: cannot {direction} element {index} of the chunk ({value}) of {data_type}: {reason}"
+        "scale_offset: cannot {direction} element {index} of the chunk ({value}{}) of {data_type}: {reason}",
+        written_note(written.as_deref())
     )]
     Element {
         /// Encoding or decoding.
@@ -67,15 +69,19 @@ pub enum ScaleOffsetError {
         index: usize,
         /// The value of the element.
         value: String,
+        /// The value written to the array that reached the codec as `value`, where codecs
+        /// before it changed it and [`validate_array`](crate::validate_array) told the codec
+        /// which.
+        written: Option<Box<str>>,
         /// The data type.
         data_type: &'static str,
         /// What went wrong (for an element whose encode succeeded, what went wrong decoding it).
         kind: ElementErrorKind,
         /// What the element encodes to, where its encode succeeded but the decode of that value
         /// fails, so that the chunk could not be read back: the write is refused.
-        encoded: Option<String>,
+        encoded: Option<Box<str>>,
         /// Why, and what to change.
-        reason: String,
+        reason: Box<str>,
     },
     /// The fill value cannot pass through the codec.
     #[error("scale_offset: the fill value {value} ({data_type}) {reason}")]

@@ -169,7 +169,7 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
                             Some(sharding) => sharding.inner_shape().to_vec(),
                             None => array.chunk_shape(&work.indices)?.clone(),
                         };
-                        work.decode(plan, &shape, (&*encoded).into(), &chunk_options)
+                        work.decode(plan, &shape, &encoded, &chunk_options)
                     }
                 })
             };

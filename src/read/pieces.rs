@@ -7,7 +7,7 @@ use std::num::NonZeroU64;
 
 use zarrs::array::codec::api::ArrayToBytesCodecTraits;
 use zarrs::array::{Array, ArrayBytes, ArrayError, ArrayIndices, ArraySubset, CodecOptions};
-use zarrs::storage::ReadableStorageTraits;
+use zarrs::storage::{Bytes, ReadableStorageTraits};
 
 use super::Plan;
 use super::runs::runs;
@@ -90,7 +90,7 @@ impl ChunkWork<'_> {
         &mut self,
         plan: &Plan,
         chunk_shape: &[NonZeroU64],
-        encoded: Cow<'_, [u8]>,
+        encoded: &Bytes,
         options: &CodecOptions,
     ) -> Filled {
         let (in_size, out_size) = plan.kernel.sizes();
@@ -100,7 +100,7 @@ impl ChunkWork<'_> {
             None
         } else {
             let span = self.span(out_size);
-            decode_span(plan, &encoded, chunk_shape, span.clone(), options)
+            decode_span(plan, encoded, chunk_shape, span.clone(), options)
                 .map(|decoded| (decoded, span.start))
         };
         let (decoded, base): (Cow<'_, [u8]>, usize) = if let Some((decoded, base)) = part {
@@ -109,7 +109,7 @@ impl ChunkWork<'_> {
             let decoded = plan
                 .inner
                 .decode(
-                    encoded,
+                    Cow::Borrowed(encoded),
                     chunk_shape,
                     &plan.stored,
                     &plan.stored_fill,

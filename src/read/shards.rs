@@ -334,11 +334,11 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
                 }
                 Source::Zarrs => Filled::ThroughZarrs,
                 Source::Held(encoded) => {
-                    work.decode(plan, sharding.inner_shape(), (&*encoded).into(), &options)
+                    work.decode(plan, sharding.inner_shape(), &encoded, &options)
                 }
                 Source::Range(range) => match storage.get_partial(&key, range) {
                     Ok(Some(encoded)) => {
-                        work.decode(plan, sharding.inner_shape(), (&*encoded).into(), &options)
+                        work.decode(plan, sharding.inner_shape(), &encoded, &options)
                     }
                     Ok(None) | Err(_) => Filled::ThroughZarrs,
                 },

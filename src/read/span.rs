@@ -7,9 +7,10 @@ use std::num::NonZeroU64;
 use std::ops::Range;
 use std::sync::Arc;
 
-use zarrs::array::CodecOptions;
 use zarrs::array::codec::api::{BytesPartialDecoderTraits, BytesRepresentation};
-use zarrs::storage::byte_range::ByteRange;
+use zarrs::array::{ArrayBytesRaw, CodecError, CodecOptions};
+use zarrs::storage::byte_range::{ByteRange, ByteRangeIterator, InvalidByteRangeError};
+use zarrs::storage::{Bytes, StorageError};
 
 use super::Plan;
 use crate::parallel;
@@ -23,7 +24,7 @@ const MIN_BYTES_PER_TASK: usize = 256 << 10;
 /// decode (the whole chunk is then decoded, and fails as zarrs' read fails).
 pub(super) fn decode_span(
     plan: &Plan,
-    encoded: &[u8],
+    encoded: &Bytes,
     chunk_shape: &[NonZeroU64],
     span: Range<usize>,
     options: &CodecOptions,
@@ -40,7 +41,7 @@ pub(super) fn decode_span(
         let last = representations.last().expect("one representation");
         representations.push(codec.encoded_representation(last));
     }
-    let mut handle: Arc<dyn BytesPartialDecoderTraits> = Arc::new(encoded.to_vec());
+    let mut handle: Arc<dyn BytesPartialDecoderTraits> = Arc::new(Stored(encoded.clone()));
     for (codec, decoded) in compressors.iter().zip(&representations).rev() {
         handle = Arc::clone(codec)
             .partial_decoder(handle, decoded, options)
@@ -69,8 +70,8 @@ pub(super) fn decode_span(
     } else {
         starts.map(part).collect::<Option<_>>()?
     };
-    let raw = if let [one] = parts.as_slice() {
-        one.to_vec()
+    let raw = if parts.len() == 1 {
+        parts.into_iter().next().expect("one part").into_owned()
     } else {
         parts.concat()
     };
@@ -88,4 +89,47 @@ pub(super) fn decode_span(
         )
         .ok()?;
     Some(decoded.into_fixed().ok()?.into_owned())
+}
+
+/// A chunk's stored bytes as the input of the compressors' partial decoders, which lend the
+/// ranges asked for rather than copying them (zarrs' own inputs copy them, the whole chunk for
+/// each part a compressor decodes).
+struct Stored(Bytes);
+
+impl BytesPartialDecoderTraits for Stored {
+    fn exists(&self) -> Result<bool, StorageError> {
+        Ok(true)
+    }
+
+    fn size_held(&self) -> usize {
+        self.0.len()
+    }
+
+    fn partial_decode_many(
+        &self,
+        decoded_regions: ByteRangeIterator,
+        _options: &CodecOptions,
+    ) -> Result<Option<Vec<ArrayBytesRaw<'_>>>, CodecError> {
+        let len = self.0.len() as u64;
+        decoded_regions
+            .map(|range| {
+                let bounds = match range {
+                    ByteRange::FromStart(start, None) => Some((start, len)),
+                    ByteRange::FromStart(start, Some(n)) => Some((start, start.saturating_add(n))),
+                    ByteRange::Suffix(n) => len.checked_sub(n).map(|start| (start, len)),
+                };
+                let part = bounds.and_then(|(start, end)| {
+                    let start = usize::try_from(start).ok()?;
+                    self.0.get(start..usize::try_from(end).ok()?)
+                });
+                part.map(Cow::Borrowed)
+                    .ok_or_else(|| InvalidByteRangeError::new(range, len).into())
+            })
+            .collect::<Result<_, CodecError>>()
+            .map(Some)
+    }
+
+    fn supports_partial_decode(&self) -> bool {
+        true
+    }
 }

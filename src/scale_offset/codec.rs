@@ -74,7 +74,7 @@ impl Bound {
         };
         let kernel = &kernels[usize::from(direction == Direction::Decode)];
         driver::one(kernel.as_ref(), bits, self.data_type.kind())
-            .map_err(|fault| element_error(self, direction, fault))
+            .map_err(|fault| element_error(self, direction, fault, None))
     }
 }
 
@@ -352,26 +352,41 @@ impl ScaleOffsetCodec {
             }
             None => driver::apply(kernel.as_ref(), bytes, options.concurrent_target()),
         }
-        .map_err(|fault| element_error(&bound, direction, fault))?;
+        .map_err(|fault| {
+            let written = context
+                .as_ref()
+                .and_then(|c| c.written(bound.data_type, fault.value));
+            element_error(&bound, direction, fault, written)
+        })?;
         Ok(ArrayBytes::new_flen(converted))
     }
 }
 
 /// The error for an element of a chunk.
-fn element_error(bound: &Bound, direction: Direction, fault: ElementFault) -> ScaleOffsetError {
+fn element_error(
+    bound: &Bound,
+    direction: Direction,
+    fault: ElementFault,
+    written: Option<Box<str>>,
+) -> ScaleOffsetError {
     ScaleOffsetError::Element {
         direction,
         index: fault.index,
         value: fault.value.to_string(),
+        written,
         data_type: bound.data_type.name(),
         kind: fault.fault.into(),
-        encoded: fault.fault.encoded.map(|encoded| encoded.to_string()),
+        encoded: fault
+            .fault
+            .encoded
+            .map(|encoded| encoded.to_string().into()),
         reason: reason(
             bound.data_type,
             bound.parameters,
             direction,
             fault.value,
             fault.fault,
-        ),
+        )
+        .into(),
     }
 }

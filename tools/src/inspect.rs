@@ -3,8 +3,10 @@
 //! feature `cli`) prints this for every array under a path.
 
 use std::num::NonZeroU64;
+use std::sync::Arc;
 
-use zarrs::array::{Array, ArrayBytes, ArrayError, CodecOptions, DataType, FillValue};
+use zarrs::array::codec::api::ArrayToArrayCodecTraits;
+use zarrs::array::{Array, ArrayBytes, ArrayError, CodecChain, CodecOptions, DataType, FillValue};
 use zarrs::metadata::v3::MetadataV3;
 use zarrs::plugin::ZarrVersion;
 use zarrs::storage::ReadableStorageTraits;
@@ -21,9 +23,17 @@ pub struct Step {
     codec: String,
     data_type: Option<String>,
     fill_value: Option<String>,
+    depth: usize,
 }
 
 impl Step {
+    /// How deep inside `sharding_indexed` codecs the codec sits: 0 in the array's own chain, 1 in
+    /// the inner chain of its sharding codec, and so on.
+    #[must_use]
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
     /// The codec's metadata (name and configuration), as JSON.
     #[must_use]
     pub fn codec(&self) -> &str {
@@ -166,11 +176,6 @@ pub fn inspect_array<TStorage: ?Sized + ReadableStorageTraits + 'static>(
     array: &Array<TStorage>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Report, ArrayError> {
-    let chain = array.codecs();
-    let options = zarrs::array::codec::api::CodecMetadataOptions::default();
-    let mut steps = Vec::new();
-    let (mut data_type, mut fill_value) = (array.data_type().clone(), array.fill_value().clone());
-    // The codecs may also sit inside `sharding_indexed`: look for their names anywhere.
     let metadata = serde_json::to_value(array.metadata()).unwrap_or_default();
     let uses_these_codecs = names_any_of(
         &metadata["codecs"],
@@ -179,56 +184,13 @@ pub fn inspect_array<TStorage: ?Sized + ReadableStorageTraits + 'static>(
             zarrs_scale_offset_cast::cast_value::NAME,
         ],
     );
-    // Each codec as the metadata writes it (zarrs may hold its numbers in another type: the legacy
-    // codec's offset as float32), else as zarrs describes it.
-    let written = |position: usize, codec: &dyn zarrs::array::codec::api::CodecTraits| {
-        metadata["codecs"]
-            .as_array()
-            .and_then(|codecs| codecs.get(position))
-            .filter(|written| {
-                written["name"].as_str().is_some()
-                    && written["name"].as_str() == codec.name(ZarrVersion::V3).as_deref()
-            })
-            .map_or_else(
-                || {
-                    codec_json(
-                        codec.name(ZarrVersion::V3).map(|n| n.to_string()),
-                        codec.configuration(ZarrVersion::V3, &options),
-                    )
-                },
-                json,
-            )
-    };
-    for (position, codec) in chain.array_to_array_codecs().iter().enumerate() {
-        let mut step = Step {
-            codec: written(position, codec.as_ref()),
-            data_type: None,
-            fill_value: None,
-        };
-        if let (Ok(encoded_fill), Ok(encoded_type)) = (
-            codec.encoded_fill_value(&data_type, &fill_value),
-            codec.encoded_data_type(&data_type),
-        ) {
-            step.fill_value = Some(fill_json(&encoded_type, &encoded_fill));
-            step.data_type = encoded_type.name_v3().map(|n| n.to_string());
-            (data_type, fill_value) = (encoded_type, encoded_fill);
-        }
-        steps.push(step);
-    }
-    // The array-to-bytes and bytes-to-bytes codecs: no data type or fill value after them.
-    let plain = |position: usize, codec: &dyn zarrs::array::codec::api::CodecTraits| Step {
-        codec: written(position, codec),
-        data_type: None,
-        fill_value: None,
-    };
-    let first = chain.array_to_array_codecs().len();
-    steps.push(plain(first, chain.array_to_bytes_codec().as_ref()));
-    steps.extend(
-        chain
-            .bytes_to_bytes_codecs()
-            .iter()
-            .enumerate()
-            .map(|(i, c)| plain(first + 1 + i, c.as_ref())),
+    let mut steps = Vec::new();
+    chain_steps(
+        &array.codecs(),
+        &metadata["codecs"],
+        (array.data_type().clone(), array.fill_value().clone()),
+        0,
+        &mut steps,
     );
     let validation = validate_array(array).err();
     let statistics = if uses_these_codecs && validation.is_none() {
@@ -247,6 +209,127 @@ pub fn inspect_array<TStorage: ?Sized + ReadableStorageTraits + 'static>(
         validation,
         statistics,
     })
+}
+
+/// Each codec as the metadata `written` writes it at `position` (zarrs may hold its numbers in
+/// another type: the legacy codec's offset as float32), else as zarrs describes it.
+fn written_json(
+    written: &serde_json::Value,
+    position: usize,
+    codec: &dyn zarrs::array::codec::api::CodecTraits,
+) -> String {
+    let name = codec.name(ZarrVersion::V3).map(|n| n.to_string());
+    written
+        .as_array()
+        .and_then(|codecs| codecs.get(position))
+        .filter(|written| {
+            written["name"]
+                .as_str()
+                .is_some_and(|n| Some(n) == name.as_deref())
+        })
+        .map_or_else(
+            || {
+                let options = zarrs::array::codec::api::CodecMetadataOptions::default();
+                codec_json(name, codec.configuration(ZarrVersion::V3, &options))
+            },
+            json,
+        )
+}
+
+/// The inner codecs of a `sharding_indexed` codec written as `written`: its chain, the codecs'
+/// metadata, and the codec's own metadata without them.
+fn inner_chain(written: &serde_json::Value) -> Option<(CodecChain, serde_json::Value, String)> {
+    if written["name"].as_str() != Some("sharding_indexed") {
+        return None;
+    }
+    let inner = written["configuration"]["codecs"].clone();
+    let metadata: Vec<MetadataV3> = serde_json::from_value(inner.clone()).ok()?;
+    let chain = CodecChain::from_metadata(&metadata).ok()?;
+    let mut outer = written.clone();
+    outer["configuration"].as_object_mut()?.remove("codecs");
+    Some((chain, inner, json(&outer)))
+}
+
+/// The steps of `chain` (written as `written`) entered with `(data type, fill value)`, the inner
+/// chains of `sharding_indexed` codecs after their codec, one level deeper.
+fn chain_steps(
+    chain: &CodecChain,
+    written: &serde_json::Value,
+    (mut data_type, mut fill_value): (DataType, FillValue),
+    depth: usize,
+    steps: &mut Vec<Step>,
+) {
+    for (position, codec) in chain.array_to_array_codecs().iter().enumerate() {
+        let mut step = Step {
+            codec: written_json(written, position, codec.as_ref()),
+            data_type: None,
+            fill_value: None,
+            depth,
+        };
+        if let (Ok(encoded_fill), Ok(encoded_type)) = (
+            codec.encoded_fill_value(&data_type, &fill_value),
+            codec.encoded_data_type(&data_type),
+        ) {
+            step.fill_value = Some(fill_json(&encoded_type, &encoded_fill));
+            step.data_type = encoded_type.name_v3().map(|n| n.to_string());
+            (data_type, fill_value) = (encoded_type, encoded_fill);
+        }
+        steps.push(step);
+    }
+    // The array-to-bytes and bytes-to-bytes codecs: no data type or fill value after them.
+    let plain = |codec: String| Step {
+        codec,
+        data_type: None,
+        fill_value: None,
+        depth,
+    };
+    let first = chain.array_to_array_codecs().len();
+    let to_bytes = &written.as_array().and_then(|codecs| codecs.get(first));
+    match to_bytes.and_then(inner_chain) {
+        Some((inner, inner_written, outer)) => {
+            steps.push(plain(outer));
+            chain_steps(
+                &inner,
+                &inner_written,
+                (data_type, fill_value),
+                depth + 1,
+                steps,
+            );
+        }
+        None => steps.push(plain(written_json(
+            written,
+            first,
+            chain.array_to_bytes_codec().as_ref(),
+        ))),
+    }
+    steps.extend(
+        chain
+            .bytes_to_bytes_codecs()
+            .iter()
+            .enumerate()
+            .map(|(i, c)| plain(written_json(written, first + 1 + i, c.as_ref()))),
+    );
+}
+
+/// The array-to-array codecs an element passes through when written: the array's own, then
+/// those of the inner chain of its `sharding_indexed` codec (and so on, for nested sharding).
+fn array_to_array_codecs<TStorage: ?Sized>(
+    array: &Array<TStorage>,
+) -> Vec<Arc<dyn ArrayToArrayCodecTraits>> {
+    let metadata = serde_json::to_value(array.metadata()).unwrap_or_default();
+    let mut codecs = array.codecs().array_to_array_codecs().to_vec();
+    let mut written = metadata["codecs"].clone();
+    let mut first = codecs.len();
+    while let Some((inner, inner_written, _)) = written
+        .as_array()
+        .and_then(|w| w.get(first))
+        .and_then(inner_chain)
+    {
+        codecs.extend(inner.array_to_array_codecs().iter().cloned());
+        first = inner.array_to_array_codecs().len();
+        written = inner_written;
+    }
+    codecs
 }
 
 /// Whether `codecs` (codec metadata, possibly nested in configurations) names any of `names`.
@@ -294,19 +377,21 @@ fn statistics<TStorage: ?Sized + ReadableStorageTraits + 'static>(
         }
         progress(done as u64 + 1, total);
     }
-    // Computed through the array-to-array codecs of the array's own chain (not inside shards).
-    let quantised_here = !array.codecs().array_to_array_codecs().is_empty();
+    // Computed through the array-to-array codecs, those inside shards included.
+    let codecs = array_to_array_codecs(array);
     statistics.largest_step = largest
-        .filter(|_| quantised_here)
-        .and_then(|(_, element)| largest_step(array, element));
+        .filter(|_| !codecs.is_empty())
+        .and_then(|(_, element)| largest_step(array, &codecs, element));
     Ok(statistics)
 }
 
 /// The distance between the value `element` reads back as and the value of the next stored
 /// element away from zero, through the array-to-array codecs.
-fn largest_step<TStorage: ?Sized>(array: &Array<TStorage>, element: Vec<u8>) -> Option<f64> {
-    let chain = array.codecs();
-    let codecs = chain.array_to_array_codecs();
+fn largest_step<TStorage: ?Sized>(
+    array: &Array<TStorage>,
+    codecs: &[Arc<dyn ArrayToArrayCodecTraits>],
+    element: Vec<u8>,
+) -> Option<f64> {
     let shape = [NonZeroU64::MIN];
     let options = CodecOptions::default();
     // The data types and fill values entering each codec.

@@ -23,8 +23,17 @@ fn json_f64(json: &Json) -> f64 {
     }
 }
 
+/// The codecs of a chain, those of the inner chains of `sharding_indexed` codecs included.
 fn codec_count(codecs: &Json) -> usize {
-    codecs.as_array().unwrap().len()
+    codecs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|codec| match &codec["configuration"]["codecs"] {
+            inner @ Json::Array(_) if codec["name"] == "sharding_indexed" => 1 + codec_count(inner),
+            _ => 1,
+        })
+        .sum()
 }
 
 #[test]
@@ -93,9 +102,10 @@ fn every_fixture_is_inspected_with_the_manifest_statistics() {
             statistics.max()
         );
         assert!(calls > 0, "{id}");
-        if id == "spec-f64-u8-nan-map" {
-            // scale 0.1 into uint8: the stored steps are 10 apart.
-            assert_eq!(statistics.largest_step(), Some(10.0));
+        if id == "spec-f64-u8-nan-map" || id == "shard-inner-f64-u8" {
+            // scale 0.1 into uint8 (in the array's chain, or inside its shards): the stored
+            // steps are 10 apart.
+            assert_eq!(statistics.largest_step(), Some(10.0), "{id}");
         }
     }
     println!("inspect: {arrays} arrays, {with_statistics} with statistics");
@@ -120,4 +130,43 @@ fn each_step_shows_the_codec_as_the_metadata_writes_it() {
         assert_eq!(&shown, codec);
     }
     assert!(report.steps()[0].codec().contains("\"offset\":-0.1,"));
+}
+
+#[test]
+fn a_sharded_array_shows_its_inner_chain_step_by_step() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/data/interop/arrays/shard-inner-f64-u8");
+    let array = Array::open(Arc::new(FilesystemStore::new(&path).unwrap()), "/").unwrap();
+    let report = inspect_array(&array, &mut |_, _| {}).unwrap();
+    let shown: Vec<(usize, Json, Option<&str>)> = report
+        .steps()
+        .iter()
+        .map(|step| {
+            let codec: Json = serde_json::from_str(step.codec()).unwrap();
+            (step.depth(), codec, step.data_type())
+        })
+        .collect();
+    let names: Vec<(usize, &str)> = shown
+        .iter()
+        .map(|(depth, codec, _)| (*depth, codec["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            (0, "sharding_indexed"),
+            (1, "scale_offset"),
+            (1, "cast_value"),
+            (1, "bytes")
+        ]
+    );
+    // The sharding codec without its inner codecs, which follow it one level deeper.
+    assert!(shown[0].1["configuration"].get("codecs").is_none());
+    assert_eq!(
+        shown[0].1["configuration"]["chunk_shape"],
+        serde_json::json!([4, 4])
+    );
+    assert_eq!(shown[1].1["configuration"]["scale"], serde_json::json!(0.1));
+    assert_eq!(shown[1].2, Some("float64"));
+    assert_eq!(shown[2].2, Some("uint8"));
+    assert_eq!(report.steps()[2].fill_value(), Some("0"));
 }

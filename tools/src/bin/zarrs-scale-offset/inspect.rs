@@ -77,11 +77,16 @@ fn print(path: &Path, array: &Array<FilesystemStore>, report: &Report) {
         report.fill_value()
     );
     for step in report.steps() {
+        // The inner chain of a sharding codec, indented below it.
+        let indent = "    ".repeat(step.depth());
         match (step.data_type(), step.fill_value()) {
             (Some(data_type), Some(fill)) => {
-                println!("  -> {}  =>  {data_type} (fill {fill})", step.codec());
+                println!(
+                    "  {indent}-> {}  =>  {data_type} (fill {fill})",
+                    step.codec()
+                );
             }
-            _ => println!("  -> {}", step.codec()),
+            _ => println!("  {indent}-> {}", step.codec()),
         }
     }
     match report.validation() {
