@@ -70,13 +70,14 @@ mod parallel;
 mod plugin;
 mod read;
 pub mod scale_offset;
+mod validate;
 
 pub use cast_value::{
     CastValueCodec, CastValueCodecBuilder, CastValueCodecConfiguration, CastValueError,
     CastValueOutOfRangeMode, CastValueRoundingMode,
 };
-pub use chain::validate::validate_array;
 pub use error::{Direction, ElementErrorKind, Error};
 pub use plugin::register::register;
 pub use read::{FromFusedRead, FusedReader};
 pub use scale_offset::{ScaleOffsetCodec, ScaleOffsetCodecConfiguration, ScaleOffsetError};
+pub use validate::validate_array;

@@ -9,13 +9,24 @@
 //!   of any array-to-array codec through zarrs;
 //! - reads into a fresh `Vec<f64>` (`read_vec`) and into a buffer the caller reuses (`read_into`,
 //!   where the crate's own fused path, `FusedReader`, is measured too); writes (`write`).
+//!
+//! `window_write/{inside,outside}/{rewrite,partial}`: a 512 x 512 window (rows and columns
+//! 300..812) written into the existing array in shards of 1024² holding inner chunks of 256², the
+//! codecs inside the sharding codec (as zarr-python writes them) or outside it; `rewrite` with
+//! zarrs' default options (the shard is read, updated and written whole), `partial` with
+//! `with_experimental_partial_encoding` (only the inner chunks the window touches are encoded,
+//! through the codecs' partial encoders where the codecs are outside the shards). The shard file is
+//! restored before each write, outside the timing.
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_main};
-use zarrs::array::CodecOptions;
+use std::sync::Arc;
+
+use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_main};
+use zarrs::array::{Array, ArrayMetadata, ArraySubset, CodecOptions};
+use zarrs::filesystem::FilesystemStore;
 use zarrs_scale_offset_cast::FusedReader;
 use zarrs_scale_offset_cast_benches::minimal;
 use zarrs_scale_offset_cast_benches::reflectance::{
-    ELEMENTS, Layout, arrays, hand_encode, retrieve_into, whole,
+    ELEMENTS, Layout, SIZE, arrays, hand_encode, reflectance_codecs, retrieve_into, whole,
 };
 use zarrs_scale_offset_cast_benches::reflectances;
 
@@ -134,9 +145,100 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
+/// The reflectance array in shards of 1024² of inner chunks of 256², the codecs inside the
+/// sharding codec or outside it, written with `data`.
+fn sharded(directory: &std::path::Path, outside: bool, data: &[f64]) -> Array<FilesystemStore> {
+    let codecs: Vec<serde_json::Value> = reflectance_codecs()
+        .iter()
+        .map(|codec| {
+            let options = zarrs::array::codec::api::CodecMetadataOptions::default();
+            let name = codec.name(zarrs::plugin::ZarrVersion::V3).unwrap();
+            let configuration = codec
+                .configuration(zarrs::plugin::ZarrVersion::V3, &options)
+                .unwrap();
+            serde_json::json!({"name": name, "configuration": configuration})
+        })
+        .collect();
+    let bytes = serde_json::json!({"name": "bytes", "configuration": {"endian": "little"}});
+    let inner = if outside {
+        vec![bytes.clone()]
+    } else {
+        [codecs.clone(), vec![bytes.clone()]].concat()
+    };
+    let sharding = serde_json::json!({"name": "sharding_indexed", "configuration": {
+        "chunk_shape": [256, 256], "codecs": inner,
+        "index_codecs": [bytes, {"name": "crc32c"}], "index_location": "end",
+    }});
+    let chain = if outside {
+        [codecs, vec![sharding]].concat()
+    } else {
+        vec![sharding]
+    };
+    let metadata: ArrayMetadata = serde_json::from_value(serde_json::json!({
+        "zarr_format": 3, "node_type": "array", "shape": [SIZE, SIZE], "data_type": "float64",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [1024, 1024]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN", "codecs": chain,
+    }))
+    .unwrap();
+    let store = Arc::new(FilesystemStore::new(directory).unwrap());
+    let array = Array::new_with_metadata(store, "/", metadata).unwrap();
+    array.store_metadata().unwrap();
+    array
+        .store_array_subset_opt(&whole(), data, &options())
+        .unwrap();
+    array
+}
+
+fn window_writes(c: &mut Criterion, data: &[f64]) {
+    let mut group = c.benchmark_group("array");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(512 * 512));
+    let window = ArraySubset::new_with_ranges(&[300..812, 300..812]);
+    let values: Vec<f64> = data[..512 * 512].iter().map(|x| x + 0.0001).collect();
+    for outside in [false, true] {
+        let directory = tempfile::tempdir().unwrap();
+        let array = sharded(directory.path(), outside, data);
+        let shard = directory.path().join("c/0/0");
+        let saved = directory.path().join("saved");
+        std::fs::copy(&shard, &saved).unwrap();
+        let place = if outside { "outside" } else { "inside" };
+        for (name, options) in [
+            ("rewrite", options()),
+            (
+                "partial",
+                options().with_experimental_partial_encoding(true),
+            ),
+        ] {
+            group.bench_function(
+                BenchmarkId::new("window_write", format!("{place}/{name}")),
+                |b| {
+                    b.iter_batched(
+                        || std::fs::copy(&saved, &shard).unwrap(),
+                        |_| {
+                            array
+                                .store_array_subset_opt(&window, values.as_slice(), &options)
+                                .unwrap();
+                        },
+                        BatchSize::PerIteration,
+                    );
+                },
+            );
+            // The window reads back as written.
+            let back: Vec<f64> = array.retrieve_array_subset(&window).unwrap();
+            assert!(
+                back.iter()
+                    .zip(&values)
+                    .all(|(a, b)| (a - b).abs() < 1e-4 || a.is_nan())
+            );
+        }
+    }
+    group.finish();
+}
+
 fn benches() {
     let mut criterion = Criterion::default().configure_from_args();
     bench(&mut criterion);
+    window_writes(&mut criterion, &reflectances(ELEMENTS));
 }
 
 criterion_main!(benches);

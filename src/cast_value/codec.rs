@@ -1,6 +1,5 @@
 //! The `cast_value` codec: its configuration, bound to each data type it meets, and its conversions.
 
-use std::borrow::Cow;
 use std::num::NonZeroU64;
 use std::sync::{Arc, OnceLock};
 
@@ -19,12 +18,12 @@ use super::{
 };
 use crate::Direction;
 use crate::chain::step::{Kernels, Step};
-use crate::chain::{Context, FillRule, Link, encode_against_rest, fill_changes};
+use crate::chain::{Context, FillRule, Link, convert_chunk, fill_changes};
 use crate::error::Error;
-use crate::error::fault::ElementFault;
 use crate::error::input::InputError;
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};
+use crate::numeric::fault::ElementFault;
 use crate::numeric::{NumericType, decode, element_bits, numeric_type, write_element_bits};
 use crate::plugin::binding::Binding;
 use crate::plugin::codec_traits::{check_fill_size, check_length};
@@ -280,15 +279,17 @@ impl CastValueCodec {
         if direction == Direction::Encode {
             self.check_fill_rule(&bound, fill_value, context.as_deref())?;
         }
-        let converted = match context.as_ref().and_then(|context| context.rest.as_deref()) {
-            Some(rest) => encode_against_rest(kernel.as_ref(), &self.step_of(&bound), rest, &bytes)
-                .map(Cow::Owned),
-            None => driver::apply(kernel.as_ref(), bytes, options.concurrent_target()),
-        }
-        .map_err(|fault| {
-            let written = context.as_ref().and_then(|c| c.written(from, fault.value));
-            self.element_error(direction, from, to, fault, written)
-        })?;
+        let step = || self.step_of(&bound);
+        let threads = options.concurrent_target();
+        let converted = convert_chunk(
+            kernel.as_ref(),
+            step,
+            context.as_deref(),
+            from,
+            bytes,
+            threads,
+        )
+        .map_err(|(fault, written)| self.element_error(direction, from, to, fault, written))?;
         Ok(ArrayBytes::new_flen(converted))
     }
 

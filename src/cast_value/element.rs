@@ -10,7 +10,7 @@
 //! safe from the types alone; the guard decides the rest element by element.
 
 use super::scalar_map::{MapEntry, lookup};
-use crate::error::fault::{Fault, FaultKind};
+use crate::numeric::fault::{Fault, FaultKind};
 use crate::numeric::{NumericType, OutOfRangeMode, RoundingMode, Value, decode, encode};
 
 /// One direction of a cast: the procedure from `from` to `to`.

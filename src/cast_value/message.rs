@@ -2,7 +2,7 @@
 
 use super::config::Settings;
 use crate::Direction;
-use crate::error::fault::{Fault, FaultKind};
+use crate::numeric::fault::{Fault, FaultKind};
 use crate::numeric::{Kind, NumericType, OutOfRangeMode, RoundingMode, Value, decode};
 
 /// The spec's name of a rounding mode.
@@ -85,7 +85,7 @@ pub(crate) fn reason(
         };
         return format!(
             "its byte {:#04x} is not a {from} encoding ({from} has {} value bits; the others must be {spare})",
-            crate::error::fault::encoding_byte(value),
+            crate::numeric::fault::encoding_byte(value),
             from.bits()
         );
     }

@@ -1,5 +1,6 @@
 //! What [`validate_array`](crate::validate_array) leaves in each codec of a chain it accepted.
 
+use std::borrow::Cow;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use zarrs::array::{DataType, FillValue};
@@ -7,8 +8,8 @@ use zarrs::array::{DataType, FillValue};
 use super::step::{Step, keys};
 use crate::error::Error;
 use crate::error::describe_bits;
-use crate::error::fault::ElementFault;
 use crate::kernel::{Kernel, driver};
+use crate::numeric::fault::ElementFault;
 use crate::numeric::{NumericType, RoundingMode, Value, encode, write_element_bits};
 
 /// The fill value rule, decided for the whole chain.
@@ -113,6 +114,36 @@ impl Context {
         }
         Some(describe_bits(first, bits).into())
     }
+}
+
+/// An element that failed, and the value written to the array it came from, where known.
+pub(crate) type Traced = (ElementFault, Option<Box<str>>);
+
+/// Converts a chunk's elements `bytes` (of `input`, the data type the codec receives) through
+/// `kernel`, the codec's kernel of its direction: where the codec has a `context` (an encode in a
+/// chain [`validate_array`](crate::validate_array) accepted), against the codecs after it
+/// ([`encode_against_rest`], `step` being the codec's own), else on its own on up to `threads`
+/// threads.
+///
+/// # Errors
+/// Returns the first element that fails, and the value written to the array it came from where
+/// the context traces it back ([`Context::written`]).
+pub(crate) fn convert_chunk<'a>(
+    kernel: &dyn Kernel,
+    step: impl FnOnce() -> Step,
+    context: Option<&Context>,
+    input: NumericType,
+    bytes: Cow<'a, [u8]>,
+    threads: usize,
+) -> Result<Cow<'a, [u8]>, Traced> {
+    match context.and_then(|context| context.rest.as_deref()) {
+        Some(rest) => encode_against_rest(kernel, &step(), rest, &bytes).map(Cow::Owned),
+        None => driver::apply(kernel, bytes, threads),
+    }
+    .map_err(|fault| {
+        let written = context.and_then(|context| context.written(input, fault.value));
+        (fault, written)
+    })
 }
 
 /// Encodes `input` through `kernel` (the encode of `step`), where an element whose encode the

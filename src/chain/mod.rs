@@ -11,23 +11,18 @@
 //!   write is checked against the whole chain: an element is refused only where the chain as a
 //!   whole could not read it back, and the fill value only where the chain changes it.
 
+mod fill;
 mod link;
 pub(crate) mod safety;
 pub(crate) mod step;
-pub(crate) mod validate;
 mod values;
-mod walk;
 
-pub(crate) use link::{Context, FillRule, Link, encode_against_rest};
-pub(crate) use walk::{fill_changes, validate};
+pub(crate) use fill::fill_changes;
+pub(crate) use link::{Context, FillRule, Link, convert_chunk};
 
-use std::sync::Arc;
-
-use zarrs::array::codec::api::ArrayToArrayCodecTraits;
 use zarrs::array::{DataType, FillValue};
 
-use crate::error::Error;
-use crate::{CastValueCodec, Direction, ScaleOffsetCodec};
+use crate::error::{Direction, Error};
 use step::Step;
 
 /// What the chain checks need of each of the crate's codecs.
@@ -63,14 +58,4 @@ pub(crate) trait ElementCodec {
 
     /// Where the chain checks leave what they decided for this codec.
     fn link(&self) -> &Link;
-}
-
-/// The crate's codec behind `codec`, if it is one.
-pub(crate) fn element_codec(codec: &Arc<dyn ArrayToArrayCodecTraits>) -> Option<&dyn ElementCodec> {
-    let any = codec.as_any();
-    if let Some(codec) = any.downcast_ref::<ScaleOffsetCodec>() {
-        return Some(codec);
-    }
-    any.downcast_ref::<CastValueCodec>()
-        .map(|codec| codec as &dyn ElementCodec)
 }

@@ -17,7 +17,7 @@ use std::sync::{Mutex, PoisonError};
 
 use super::step::{Step, StepKey, keys};
 use super::values::{ValueSet, enumerable, finite_range, neighbour};
-use crate::error::fault::FaultKind;
+use crate::numeric::fault::FaultKind;
 use crate::numeric::{Kind, NumericType, RoundingMode, Value, decode, encode};
 
 /// A value that a codec's decode cannot take, although a later codec can hand it back.

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use crate::cast_value::element::ElementCast;
-use crate::error::fault::FaultKind;
 use crate::kernel::{Kernel, driver};
+use crate::numeric::fault::FaultKind;
 use crate::numeric::{
     Kind, NumericType, OutOfRangeMode, RoundingMode, Value, decode, element_bits, encode,
     write_element_bits,

@@ -7,14 +7,13 @@ use zarrs::array::codec::api::CodecError;
 use zarrs::plugin::{PluginConfigurationInvalidError, PluginCreateError};
 
 mod cast_value;
-pub(crate) mod fault;
 pub(crate) mod input;
 mod scale_offset;
 
 pub use cast_value::CastValueError;
 pub use scale_offset::ScaleOffsetError;
 
-use fault::{Fault, FaultKind};
+use crate::numeric::fault::{Fault, FaultKind};
 
 /// The direction of a codec operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -7,7 +7,7 @@ use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use super::Kernel;
-use crate::error::fault::{ElementFault, Fault};
+use crate::numeric::fault::{ElementFault, Fault};
 use crate::numeric::{NumericType, decode, element_bits, write_element_bits};
 
 /// An element function: from the bits of an input element to the bits of its output.

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use super::{Kernel, Slots, Typed, Written};
-use crate::error::fault::{ElementFault, Fault, FaultKind};
+use crate::numeric::fault::{ElementFault, Fault, FaultKind};
 use crate::numeric::{NumericType, Storage, Value, decode};
 
 /// A conversion of one-byte elements by table, into elements held in `O`.

@@ -22,8 +22,8 @@ use std::fmt::Debug;
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
-use crate::error::fault::ElementFault;
 use crate::numeric::Storage;
+use crate::numeric::fault::ElementFault;
 
 /// Elements per block: large enough to amortise the work around each block's loops (calls, slice
 /// and alignment checks: at 1024 elements they cost a quarter of a narrowing cast's time), small

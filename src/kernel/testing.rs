@@ -1,8 +1,8 @@
 //! Kernels element by element, for the tests against the reference model.
 
 use super::{BLOCK, Kernel};
-use crate::error::fault::{Fault, FaultKind};
-use crate::numeric::{RoundingMode, element_bits};
+use crate::numeric::element_bits;
+use crate::numeric::fault::{Fault, FaultKind};
 use zarrs_scale_offset_cast_reference::RefFault;
 
 /// The result of every element of `bytes` on its own: its output bits or its fault. Blocks go
@@ -59,14 +59,7 @@ pub(crate) fn apply_each(kernel: &dyn Kernel, bytes: &[u8]) -> Vec<Result<u64, F
     results
 }
 
-/// Every rounding mode.
-pub(crate) const ROUNDINGS: [RoundingMode; 5] = [
-    RoundingMode::NearestEven,
-    RoundingMode::NearestAway,
-    RoundingMode::TowardsZero,
-    RoundingMode::TowardsPositive,
-    RoundingMode::TowardsNegative,
-];
+pub(crate) use crate::numeric::ROUNDINGS;
 
 /// The model's name for a fault of the crate.
 pub(crate) fn model_fault(fault: Fault) -> RefFault {

@@ -8,7 +8,7 @@
 use super::round::{Magnitude, RoundedFloat, round_to_float, round_to_integer};
 use super::value::{Value, compare_magnitudes};
 use super::{FloatFormat, IntFormat, Kind, RoundingMode};
-use crate::error::fault::FaultKind;
+use crate::numeric::fault::FaultKind;
 
 pub(crate) use zarrs_metadata_ext::codec::cast_value::CastValueOutOfRangeMode as OutOfRangeMode;
 

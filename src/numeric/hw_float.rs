@@ -204,7 +204,7 @@ pub(crate) fn round_to_integral_directed<F: HwFloat>(x: F, mode: Directed) -> F 
 mod tests {
     use super::*;
 
-    use crate::kernel::testing::ROUNDINGS as MODES;
+    use crate::numeric::ROUNDINGS as MODES;
 
     fn reference(x: f64, mode: RoundingMode) -> f64 {
         match mode {

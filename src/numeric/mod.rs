@@ -3,6 +3,7 @@
 
 mod convert;
 mod family;
+pub(crate) mod fault;
 pub(crate) mod float_format;
 mod hw_float;
 mod round;
@@ -213,6 +214,16 @@ pub(crate) fn numeric_type(data_type: &DataType) -> Option<NumericType> {
         NumericType::from_data_type(data_type)
     }
 }
+
+/// Every rounding mode.
+#[cfg(test)]
+pub(crate) const ROUNDINGS: [RoundingMode; 5] = [
+    RoundingMode::NearestEven,
+    RoundingMode::NearestAway,
+    RoundingMode::TowardsZero,
+    RoundingMode::TowardsPositive,
+    RoundingMode::TowardsNegative,
+];
 
 #[cfg(test)]
 mod tests {

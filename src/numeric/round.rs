@@ -197,7 +197,7 @@ pub(crate) fn round_to_float(
 mod tests {
     use super::*;
 
-    use crate::kernel::testing::ROUNDINGS as MODES;
+    use crate::numeric::ROUNDINGS as MODES;
 
     fn to_int(mode: RoundingMode, x: f64) -> i128 {
         let super::super::value::Value::Finite {

@@ -66,7 +66,7 @@ pub(crate) fn check_fill_size(len: usize, size: usize) -> Result<(), InputError>
 
 /// The zarrs `CodecTraits` and `ArrayCodecTraits` both codecs share: the configuration as given
 /// (the codec's `configuration`, version 1 of `$configuration`),
-/// partial decoding (element-wise codecs decode any subset), no partial encoding, and a
+/// partial decoding and encoding (element-wise codecs decode and encode any subset), and a
 /// recommended concurrency of one once the data type is known to be supported (the codec's `bound`
 /// in scope).
 ///
@@ -103,7 +103,7 @@ macro_rules! impl_codec_traits {
                 &self,
             ) -> zarrs::array::codec::api::PartialEncoderCapability {
                 zarrs::array::codec::api::PartialEncoderCapability {
-                    partial_encode: false,
+                    partial_encode: true,
                 }
             }
         }
@@ -148,9 +148,14 @@ macro_rules! forward_encode_decode {
 }
 pub(crate) use forward_encode_decode;
 
-/// `partial_decoder` of `ArrayToArrayCodecTraits`: see [`partial_decoder`](crate::partial_decoder).
-/// (`async_partial_decoder` is written out in each codec: `async_trait` must see it.)
-macro_rules! partial_decoders {
+/// `partial_decoder`, `partial_encoder` and (with the `async` feature) `async_partial_decoder` of
+/// `ArrayToArrayCodecTraits`: see `plugin::partial_decoder` and `plugin::partial_encoder`.
+/// Asynchronous partial writes take zarrs' default, which encodes the whole chunk again.
+///
+/// `async_partial_decoder` is written as `async_trait` expands it (the trait's `async fn` with
+/// its lifetimes, returning a boxed future): `async_trait` does not see into macros, and the
+/// decoder is made at once, so the future is a ready value.
+macro_rules! partial_coders {
     () => {
         fn partial_decoder(
             self: std::sync::Arc<Self>,
@@ -170,9 +175,70 @@ macro_rules! partial_decoders {
                 fill_value,
             ))
         }
+
+        fn partial_encoder(
+            self: std::sync::Arc<Self>,
+            input_output_handle: std::sync::Arc<
+                dyn zarrs::array::codec::api::ArrayPartialEncoderTraits,
+            >,
+            _shape: &[std::num::NonZeroU64],
+            data_type: &zarrs::array::DataType,
+            fill_value: &zarrs::array::FillValue,
+            _options: &zarrs::array::codec::api::CodecOptions,
+        ) -> Result<
+            std::sync::Arc<dyn zarrs::array::codec::api::ArrayPartialEncoderTraits>,
+            zarrs::array::codec::api::CodecError,
+        > {
+            Ok($crate::plugin::partial_encoder::partial_encoder(
+                self,
+                input_output_handle,
+                data_type,
+                fill_value,
+            ))
+        }
+
+        #[cfg(feature = "async")]
+        fn async_partial_decoder<'life0, 'life1, 'life2, 'life3, 'async_trait>(
+            self: std::sync::Arc<Self>,
+            input_handle: std::sync::Arc<
+                dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits,
+            >,
+            _shape: &'life0 [std::num::NonZeroU64],
+            data_type: &'life1 zarrs::array::DataType,
+            fill_value: &'life2 zarrs::array::FillValue,
+            _options: &'life3 zarrs::array::codec::api::CodecOptions,
+        ) -> std::pin::Pin<
+            Box<
+                dyn std::future::Future<
+                        Output = Result<
+                            std::sync::Arc<
+                                dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits,
+                            >,
+                            zarrs::array::codec::api::CodecError,
+                        >,
+                    > + Send
+                    + 'async_trait,
+            >,
+        >
+        where
+            'life0: 'async_trait,
+            'life1: 'async_trait,
+            'life2: 'async_trait,
+            'life3: 'async_trait,
+            Self: 'async_trait,
+        {
+            Box::pin(std::future::ready(Ok(
+                $crate::plugin::partial_decoder::async_partial_decoder(
+                    self,
+                    input_handle,
+                    data_type,
+                    fill_value,
+                ),
+            )))
+        }
     };
 }
-pub(crate) use partial_decoders;
+pub(crate) use partial_coders;
 
 #[cfg(test)]
 mod tests {

@@ -1,8 +1,6 @@
 //! The fused read from zarrs' asynchronous stores (feature `async`): chunks fetched concurrently,
 //! a batch at a time, and decoded on rayon threads as the synchronous read decodes them.
 
-use std::mem::MaybeUninit;
-
 use std::sync::Arc;
 
 use bytemuck::Zeroable;
@@ -17,8 +15,8 @@ use zarrs::storage::{AsyncReadableStorage, AsyncReadableStorageTraits, Bytes, St
 
 use super::pieces::{self, ChunkWork, Filled};
 use super::shards::{self, ShardIndex, Sharding, Source};
+use super::target::Target;
 use super::{FromFusedRead, FusedReader, Plan, concurrency, element_count, room, view_of};
-use crate::kernel::as_uninit;
 use crate::parallel;
 
 /// The most chunks fetched before they are decoded (and held in memory at once).
@@ -53,10 +51,8 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
         let subset = self.check::<T>(subset, output.len())?;
         let output: &mut [u8] = bytemuck::cast_slice_mut(output);
         if let Some(plan) = &self.plan {
-            // SAFETY: the read writes only initialised bytes (decoded elements, fill values
-            // and zarrs' bytes), so `output` stays initialised.
-            let slots = unsafe { as_uninit(output) };
-            self.async_read_fused(plan, &subset, slots, options).await
+            self.async_read_fused(plan, &subset, Target::Init(output), options)
+                .await
         } else {
             self.async_read_unfused(&subset, output, options).await
         }
@@ -87,8 +83,8 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
         let subset = self.check::<O::Element>(subset, elements)?;
         let values = if let Some(plan) = &self.plan {
             let mut values = Vec::new();
-            let slots = room(&mut values, elements);
-            self.async_read_fused(plan, &subset, slots, options).await?;
+            let room = Target::Uninit(room(&mut values, elements));
+            self.async_read_fused(plan, &subset, room, options).await?;
             // SAFETY: the read succeeded, so it wrote every byte of the room for `elements`
             // elements (the pieces it fills partition it, as `pieces::split` asserts), and every
             // bit pattern is a value of the `Pod` element type.
@@ -127,7 +123,7 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
         &self,
         plan: &Plan,
         subset: &ArraySubset,
-        output: &mut [MaybeUninit<u8>],
+        output: Target<'_>,
         options: &CodecOptions,
     ) -> Result<(), ArrayError> {
         let array = self.array;

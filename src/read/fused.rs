@@ -14,9 +14,9 @@ use num_traits::AsPrimitive;
 
 use crate::Direction;
 use crate::cast_value::element::ElementCast;
-use crate::error::fault::ElementFault;
 use crate::kernel::simd::{BlockLoop, Isa};
 use crate::kernel::{Kernel, Slots, Typed, Written};
+use crate::numeric::fault::ElementFault;
 use crate::numeric::{HwFloat, IntStorage, NumericType, RoundingMode, Value, encode};
 use crate::scale_offset::element::Parameters;
 use crate::scale_offset::kernel::division::Streaming;

@@ -18,6 +18,7 @@ mod runs;
 mod shards;
 mod span;
 mod split;
+mod target;
 
 use std::mem::MaybeUninit;
 
@@ -32,8 +33,9 @@ use zarrs::storage::ReadableStorageTraits;
 pub use output::FromFusedRead;
 use pieces::{ChunkWork, Filled};
 use plan::{Plan, plan};
+use target::Target;
 
-use crate::kernel::{as_uninit, buffer};
+use crate::kernel::buffer;
 use crate::parallel;
 
 /// Reads array subsets into a caller's buffer, fusing the decode of `scale_offset` and
@@ -104,10 +106,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         let subset = self.check::<T>(subset, output.len())?;
         let output: &mut [u8] = bytemuck::cast_slice_mut(output);
         if let Some(plan) = &self.plan {
-            // SAFETY: the read writes only initialised bytes (decoded elements, fill values
-            // and zarrs' bytes), so `output` stays initialised.
-            let slots = unsafe { as_uninit(output) };
-            self.read_fused(plan, &subset, slots, options)
+            self.read_fused(plan, &subset, Target::Init(output), options)
         } else {
             self.read_unfused(&subset, output, options)
         }
@@ -157,7 +156,8 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         let subset = self.check::<O::Element>(subset, elements)?;
         let values = if let Some(plan) = &self.plan {
             let mut values = Vec::new();
-            self.read_fused(plan, &subset, room(&mut values, elements), options)?;
+            let room = Target::Uninit(room(&mut values, elements));
+            self.read_fused(plan, &subset, room, options)?;
             // SAFETY: the read succeeded, so it wrote every byte of the room for `elements`
             // elements (the pieces it fills partition it, as `pieces::split` asserts), and every
             // bit pattern is a value of the `Pod` element type.
@@ -178,7 +178,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         &self,
         plan: &Plan,
         subset: &ArraySubset,
-        output: &mut [MaybeUninit<u8>],
+        output: Target<'_>,
         options: &CodecOptions,
     ) -> Result<(), ArrayError> {
         let array = self.array;

@@ -2,7 +2,6 @@
 //! and how it fills them.
 
 use std::borrow::Cow;
-use std::mem::MaybeUninit;
 use std::num::NonZeroU64;
 
 use zarrs::array::codec::api::ArrayToBytesCodecTraits;
@@ -12,9 +11,9 @@ use zarrs::storage::{Bytes, ReadableStorageTraits};
 use super::Plan;
 use super::runs::runs;
 use super::span::decode_span;
-use crate::error::fault::ElementFault;
-use crate::kernel::driver::{self, MIN_ELEMENTS_PER_TASK, write_uninit};
-use crate::kernel::{BLOCK, Kernel};
+use super::target::Target;
+use crate::kernel::BLOCK;
+use crate::kernel::driver::MIN_ELEMENTS_PER_TASK;
 use crate::parallel;
 
 /// One chunk's share of a read.
@@ -26,7 +25,7 @@ pub(super) struct ChunkWork<'o> {
     pub(super) overlap: ArraySubset,
     /// The runs of the overlap in C order: the first element of each in the chunk, and the piece
     /// of the output it fills.
-    pub(super) pieces: Vec<(usize, &'o mut [MaybeUninit<u8>])>,
+    pub(super) pieces: Vec<(usize, Target<'o>)>,
 }
 
 /// How a chunk was filled.
@@ -64,9 +63,7 @@ impl ChunkWork<'_> {
         // A block of fill values, copied run by run.
         let block: Vec<u8> = fill.repeat(BLOCK);
         for (_, piece) in &mut self.pieces {
-            for part in piece.chunks_mut(block.len()) {
-                write_uninit(part, &block[..part.len()]);
-            }
+            piece.write_repeating(&block);
         }
     }
 
@@ -77,8 +74,9 @@ impl ChunkWork<'_> {
     pub(super) fn copy_from(&mut self, bytes: &[u8]) {
         let mut at = 0;
         for (_, piece) in &mut self.pieces {
-            write_uninit(piece, &bytes[at..at + piece.len()]);
-            at += piece.len();
+            let len = piece.len();
+            piece.write(&bytes[at..at + len]);
+            at += len;
         }
         assert_eq!(at, bytes.len(), "zarrs read the overlap's elements");
     }
@@ -124,11 +122,11 @@ impl ChunkWork<'_> {
         };
         let kernel = plan.kernel.as_ref();
         let elements = self.elements(out_size);
-        let convert = |(input, piece): &mut (usize, &mut [MaybeUninit<u8>])| {
+        let convert = |(input, piece): &mut (usize, Target<'_>)| {
             let (first, len) = (*input - base, piece.len() / out_size);
             let input = decoded.get(first * in_size..(first + len) * in_size);
             input.map_or(Err(()), |input| {
-                convert_run(kernel, input, piece).map_err(|_| ())
+                piece.convert(kernel, input).map_err(|_| ())
             })
         };
         let tasks = options
@@ -205,28 +203,4 @@ pub(super) fn zarrs_read<TStorage: ?Sized>(
     } else {
         Some(region.relative_to(whole.start())?)
     })
-}
-
-/// Converts one run: straight through the kernel, a block at a time, where both sides are aligned
-/// (the usual case, and the cheapest for short runs), else through the driver.
-fn convert_run(
-    kernel: &dyn Kernel,
-    input: &[u8],
-    output: &mut [MaybeUninit<u8>],
-) -> Result<(), ElementFault> {
-    let (in_size, out_size) = kernel.sizes();
-    let aligned =
-        input.as_ptr().align_offset(in_size) == 0 && output.as_ptr().align_offset(out_size) == 0;
-    if !aligned {
-        return driver::apply_uninit(kernel, input, output);
-    }
-    let blocks = input
-        .chunks(BLOCK * in_size)
-        .zip(output.chunks_mut(BLOCK * out_size));
-    for (i, (input, output)) in blocks.enumerate() {
-        kernel
-            .convert(input, output)
-            .map_err(|fault| fault.offset(i * BLOCK))?;
-    }
-    Ok(())
 }

@@ -298,7 +298,7 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
     plan: &Plan,
     sharding: &Sharding,
     subset: &ArraySubset,
-    output: &mut [std::mem::MaybeUninit<u8>],
+    output: super::target::Target<'_>,
     options: &CodecOptions,
 ) -> Result<(), ArrayError> {
     let threads = options.concurrent_target();

@@ -4,13 +4,12 @@
 //! with `split_at_mut`, so that each chunk owns its pieces and the chunks can be filled on
 //! different threads without sharing anything.
 
-use std::mem::MaybeUninit;
-
 use zarrs::array::chunk_grid::api::ChunkGridTraits;
 use zarrs::array::{ArrayError, ArraySubset};
 
 use super::pieces::ChunkWork;
 use super::runs::runs;
+use super::target::Target;
 
 /// Splits `output` (the elements of `subset` in C order, `out_size` bytes each) into the pieces
 /// of every chunk of `grid` (the array's chunks, or a sharded array's inner chunks) that `subset`
@@ -26,7 +25,7 @@ use super::runs::runs;
 pub(super) fn split<'o>(
     grid: &dyn ChunkGridTraits,
     subset: &ArraySubset,
-    output: &'o mut [MaybeUninit<u8>],
+    output: Target<'o>,
     out_size: usize,
     threads: usize,
 ) -> Result<Vec<ChunkWork<'o>>, ArrayError> {
@@ -53,8 +52,7 @@ pub(super) fn split<'o>(
     let mut first = 0;
     for (count, elements) in band_sizes {
         let (band_works, tail) = std::mem::take(&mut works_rest).split_at_mut(count);
-        let (band_output, rest) =
-            std::mem::take(&mut output_rest).split_at_mut(elements * out_size);
+        let (band_output, rest) = std::mem::take(&mut output_rest).split_at(elements * out_size);
         bands.push((band_works, band_output, first));
         (works_rest, output_rest) = (tail, rest);
         first += elements;
@@ -114,7 +112,7 @@ fn bands_of(works: &[ChunkWork<'_>], subset: &ArraySubset, elements: usize) -> V
 /// If the runs of `works` do not partition `output` exactly.
 fn place<'o>(
     works: &mut [ChunkWork<'o>],
-    output: &'o mut [MaybeUninit<u8>],
+    output: Target<'o>,
     first: usize,
     subset: &ArraySubset,
     out_size: usize,
@@ -141,7 +139,7 @@ fn place<'o>(
     let mut at = first;
     for (out, (len, index, input)) in all {
         assert_eq!(out, at, "the runs of the chunks partition the output");
-        let (piece, tail) = std::mem::take(&mut rest).split_at_mut(len * out_size);
+        let (piece, tail) = std::mem::take(&mut rest).split_at(len * out_size);
         works[index].pieces.push((input, piece));
         rest = tail;
         at += len;
@@ -208,8 +206,15 @@ mod tests {
             .unwrap();
         let subset = ArraySubset::new_with_ranges(ranges);
         let elements = usize::try_from(subset.num_elements()).unwrap();
-        let mut output = vec![MaybeUninit::new(0u8); elements * 8];
-        let works = split(&***array.chunk_grid(), &subset, &mut output, 8, 2).unwrap();
+        let mut output = vec![0u8; elements * 8];
+        let works = split(
+            &***array.chunk_grid(),
+            &subset,
+            Target::Init(&mut output),
+            8,
+            2,
+        )
+        .unwrap();
         let pieces: usize = works.iter().map(|work| work.elements(8)).sum();
         assert_eq!(pieces, elements);
         bands_of(&works, &subset, elements)

@@ -1,6 +1,5 @@
 //! The `scale_offset` codec: its configuration, bound to each data type it meets, and its conversions.
 
-use std::borrow::Cow;
 use std::num::NonZeroU64;
 use std::sync::{Arc, OnceLock};
 
@@ -18,12 +17,12 @@ use super::{
 };
 use crate::Direction;
 use crate::chain::step::{Kernels, Step};
-use crate::chain::{Context, FillRule, Link, encode_against_rest, fill_changes};
+use crate::chain::{Context, FillRule, Link, convert_chunk, fill_changes};
 use crate::error::Error;
-use crate::error::fault::ElementFault;
 use crate::error::input::InputError;
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};
+use crate::numeric::fault::ElementFault;
 use crate::numeric::{
     NumericType, Value, decode, element_bits, numeric_type, parse_scalar, write_element_bits,
 };
@@ -346,18 +345,17 @@ impl ScaleOffsetCodec {
             return Ok(ArrayBytes::new_flen(bytes));
         };
         let kernel = &kernels[usize::from(direction == Direction::Decode)];
-        let converted = match context.as_ref().and_then(|context| context.rest.as_deref()) {
-            Some(rest) => {
-                encode_against_rest(kernel.as_ref(), &bound.step(), rest, &bytes).map(Cow::Owned)
-            }
-            None => driver::apply(kernel.as_ref(), bytes, options.concurrent_target()),
-        }
-        .map_err(|fault| {
-            let written = context
-                .as_ref()
-                .and_then(|c| c.written(bound.data_type, fault.value));
-            element_error(&bound, direction, fault, written)
-        })?;
+        let (step, threads) = (|| bound.step(), options.concurrent_target());
+        let input = bound.data_type;
+        let converted = convert_chunk(
+            kernel.as_ref(),
+            step,
+            context.as_deref(),
+            input,
+            bytes,
+            threads,
+        )
+        .map_err(|(fault, written)| element_error(&bound, direction, fault, written))?;
         Ok(ArrayBytes::new_flen(converted))
     }
 }

@@ -11,7 +11,7 @@
 //! - A finite operation whose result is beyond the finite range is an error; operations on
 //!   infinities and NaN follow IEEE 754.
 
-use crate::error::fault::FaultKind;
+use crate::numeric::fault::FaultKind;
 use crate::numeric::{
     FloatFormat, IntFormat, Kind, RoundingMode, Value, decode, encode, exact_f64,
 };

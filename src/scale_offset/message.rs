@@ -2,7 +2,7 @@
 
 use super::element::Parameters;
 use crate::Direction;
-use crate::error::fault::{Fault, FaultKind};
+use crate::numeric::fault::{Fault, FaultKind};
 use crate::numeric::{NumericType, Value};
 
 /// Why an element of `t` failed in `direction` with `parameters`, and what to change.
@@ -26,7 +26,7 @@ pub(super) fn reason(
     match (fault.kind, direction) {
         (FaultKind::InvalidEncoding, _) => format!(
             "its byte {:#04x} is not a {t} encoding ({t} has {} value bits; the others must be {})",
-            crate::error::fault::encoding_byte(value),
+            crate::numeric::fault::encoding_byte(value),
             t.bits(),
             if t.is_integer() {
                 "a sign extension of its value bits"

@@ -1,12 +1,6 @@
 //! The zarrs codec traits for `scale_offset`, and the crate's chain checks of it.
 
-#[cfg(feature = "async")]
-use std::num::NonZeroU64;
-
 use std::sync::Arc;
-#[cfg(feature = "async")]
-use zarrs::array::codec::api::CodecOptions;
-
 use zarrs::array::codec::api::{ArrayToArrayCodecTraits, CodecError};
 use zarrs::array::{DataType, FillValue};
 
@@ -16,7 +10,7 @@ use crate::chain::step::Step;
 use crate::chain::{ElementCodec, Link};
 use crate::error::Error;
 use crate::plugin::codec_traits::{
-    check_fill_size, forward_encode_decode, impl_codec_traits, partial_decoders,
+    check_fill_size, forward_encode_decode, impl_codec_traits, partial_coders,
 };
 
 use super::codec::{ScaleOffsetCodec, input_error};
@@ -80,22 +74,5 @@ impl ArrayToArrayCodecTraits for ScaleOffsetCodec {
     }
 
     forward_encode_decode!();
-    partial_decoders!();
-
-    #[cfg(feature = "async")]
-    async fn async_partial_decoder(
-        self: Arc<Self>,
-        input_handle: Arc<dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits>,
-        _shape: &[NonZeroU64],
-        data_type: &DataType,
-        fill_value: &FillValue,
-        _options: &CodecOptions,
-    ) -> Result<Arc<dyn zarrs::array::codec::api::AsyncArrayPartialDecoderTraits>, CodecError> {
-        Ok(crate::plugin::partial_decoder::async_partial_decoder(
-            self,
-            input_handle,
-            data_type,
-            fill_value,
-        ))
-    }
+    partial_coders!();
 }

@@ -17,11 +17,11 @@ use super::int_to_int::IntToInt;
 use super::{CastKernel, FastPath};
 use crate::cast_value::element::{CheckedCast, ElementCast, int_to_float_safe_range};
 use crate::cast_value::scalar_map::{MapEntry, ScalarMap};
-use crate::error::fault::ElementFault;
 use crate::kernel::exact::Exact;
 use crate::kernel::lut::lut;
 use crate::kernel::simd::Isa;
 use crate::kernel::{Chain, Kernel, Slots, Typed, Written};
+use crate::numeric::fault::ElementFault;
 use crate::numeric::{FloatInput, IntFormat, IntStorage, Kind, NumericType, decode};
 
 /// Runs `$body` with `$S` the Rust type that stores `$t`, among the listed types.

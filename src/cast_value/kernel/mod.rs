@@ -26,9 +26,9 @@ use std::mem::MaybeUninit;
 
 use super::element::CheckedCast;
 use super::scalar_map::ScalarMap;
-use crate::error::fault::ElementFault;
 use crate::kernel::simd::{BlockLoop, Isa};
 use crate::kernel::{Slots, Typed, Written};
+use crate::numeric::fault::ElementFault;
 use crate::numeric::{MapInput, NumericType, Storage, decode};
 
 /// What [`FastPath::convert_on`] gives: the elements and whether some are undecided, or, where

@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use std::mem::MaybeUninit;
 
 use super::{BLOCK, Kernel};
-use crate::error::fault::ElementFault;
+use crate::numeric::fault::ElementFault;
 use crate::parallel;
 
 /// Fewest elements worth giving to another thread.

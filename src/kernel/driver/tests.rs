@@ -2,9 +2,9 @@
 //! agree, and the first faulty element is reported by its index in the chunk.
 
 use super::*;
-use crate::error::fault::FaultKind;
 use crate::kernel::{Slots, Typed, Written};
 use crate::numeric::Value;
+use crate::numeric::fault::FaultKind;
 
 /// Narrows u32 to u16, failing on values above `u16::MAX`.
 #[derive(Debug)]

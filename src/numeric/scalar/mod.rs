@@ -17,7 +17,7 @@ use zarrs::array::FillValueMetadata;
 use super::convert::encode;
 use super::value::Value;
 use super::{Kind, NumericType, RoundingMode};
-use crate::error::fault::FaultKind;
+use crate::numeric::fault::FaultKind;
 
 /// Float-valued JSON numbers are exact integers below this magnitude.
 const EXACT_INTEGER_LIMIT: f64 = 9_007_199_254_740_992.0;

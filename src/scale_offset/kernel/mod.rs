@@ -17,11 +17,11 @@ use std::sync::Arc;
 
 use super::element::{Parameters, decode_element, encode_element};
 use crate::Direction;
-use crate::error::fault::{ElementFault, Fault};
 use crate::kernel::exact::Exact;
 use crate::kernel::lut::lut;
 use crate::kernel::simd::{BlockLoop, Isa};
 use crate::kernel::{Kernel, Slots, Typed, Written};
+use crate::numeric::fault::{ElementFault, Fault};
 use crate::numeric::{IntStorage, NumericType, RoundingMode, Storage, Value, decode, encode};
 use float::FloatKernel;
 

@@ -1,8 +1,8 @@
 //! The float kernels: in-place conversion, the safe magnitude, and the guard of the encode.
 
 use super::*;
-use crate::error::fault::FaultKind;
 use crate::numeric::Value;
+use crate::numeric::fault::FaultKind;
 use crate::scale_offset::kernel::division::Bounds;
 use crate::scale_offset::kernel::element;
 

@@ -1,6 +1,6 @@
 //! Why an element failed, as the kernels report it (turned into the codecs' errors by each codec).
 
-use crate::numeric::Value;
+use super::Value;
 
 /// Why an element has no acceptable result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,14 @@
-//! Every check of both codecs, run eagerly.
+//! Every check of both codecs, run eagerly: the crate's codecs found in an array's chain (inside
+//! `sharding_indexed` too), each checked, and the chain decided as a whole ([`crate::chain`]).
 
+mod walk;
+
+use std::sync::Arc;
+
+use zarrs::array::codec::api::ArrayToArrayCodecTraits;
 use zarrs::array::{Array, ArrayError, ArrayMetadata, FillValue, FillValueMetadata};
 
+use crate::chain::ElementCodec;
 use crate::numeric::{NumericType, decode, element_bits, numeric_type, parse_scalar};
 use crate::{CastValueCodec, Error, ScaleOffsetCodec};
 
@@ -48,7 +55,7 @@ pub fn validate_array<TStorage: ?Sized>(array: &Array<TStorage>) -> Result<(), A
     {
         check_fill_value_json(t, &metadata.fill_value, array.fill_value())?;
     }
-    crate::chain::validate(array)
+    walk::validate(array)
 }
 
 /// Checks the fill value's JSON strictly, and that zarrs read it as that value.
@@ -75,4 +82,14 @@ fn check_fill_value_json(
         .into());
     }
     Ok(())
+}
+
+/// The crate's codec behind `codec`, if it is one.
+pub(crate) fn element_codec(codec: &Arc<dyn ArrayToArrayCodecTraits>) -> Option<&dyn ElementCodec> {
+    let any = codec.as_any();
+    if let Some(codec) = any.downcast_ref::<ScaleOffsetCodec>() {
+        return Some(codec);
+    }
+    any.downcast_ref::<CastValueCodec>()
+        .map(|codec| codec as &dyn ElementCodec)
 }
