@@ -18,7 +18,7 @@ use super::{
 };
 use crate::Direction;
 use crate::chain::step::{Kernels, Step};
-use crate::chain::{Context, FillRule, Link, convert_chunk, fill_changes};
+use crate::chain::{Context, Link, OwnFillRule, check_fill_rule, convert_chunk};
 use crate::error::Error;
 use crate::error::input::InputError;
 use crate::kernel::simd::Isa;
@@ -51,7 +51,7 @@ pub(super) struct Bound {
     encode_cast: ElementCast,
     decode_cast: ElementCast,
     /// The fill value rule of the codec on its own, decided for the last fill value it met.
-    own_fill_rule: OnceLock<(Vec<u8>, Option<Error>)>,
+    own_fill_rule: OwnFillRule,
 }
 
 #[expect(
@@ -317,25 +317,13 @@ impl CastValueCodec {
             .map_err(|fault| self.element_error(direction, from, to, fault, None))
     }
 
-    /// For a write: the fill value must come back bit for bit, from the whole chain where
-    /// [`validate_array`](crate::validate_array) decided it, else from this codec.
+    /// For a write: the fill value must come back bit for bit (see [`check_fill_rule`]).
     fn check_fill_rule(
         &self,
         bound: &Bound,
         fill_value: &FillValue,
         context: Option<&Context>,
     ) -> Result<(), Error> {
-        match context.and_then(|context| context.fill_rule.as_ref()) {
-            Some(FillRule::Survives) => return Ok(()),
-            Some(FillRule::Changes(error)) => return Err(error.clone()),
-            None => {}
-        }
-        let bytes = fill_value.as_ne_bytes();
-        if let Some((fill, rule)) = bound.own_fill_rule.get()
-            && fill == bytes
-        {
-            return rule.clone().map_or(Ok(()), Err);
-        }
         let round_trip = |bits| {
             let encoded = self
                 .convert_one_bound(bound, Direction::Encode, bits)
@@ -343,9 +331,8 @@ impl CastValueCodec {
             self.convert_one_bound(bound, Direction::Decode, encoded)
                 .ok()
         };
-        let rule = fill_changes(bound.source, element_bits(bytes), NAME, round_trip);
-        let _ = bound.own_fill_rule.set((bytes.to_vec(), rule.clone()));
-        rule.map_or(Ok(()), Err)
+        let fill = (bound.source, fill_value.as_ne_bytes());
+        check_fill_rule(context, &bound.own_fill_rule, fill, NAME, round_trip)
     }
 
     /// The decode of one element for the input data type `data_type`, exactly.

@@ -17,7 +17,7 @@ pub(crate) mod safety;
 pub(crate) mod step;
 mod values;
 
-pub(crate) use fill::fill_changes;
+pub(crate) use fill::{OwnFillRule, check_fill_rule, fill_changes};
 pub(crate) use link::{Context, FillRule, Link, convert_chunk};
 
 use zarrs::array::{DataType, FillValue};

@@ -17,7 +17,7 @@ use super::{
 };
 use crate::Direction;
 use crate::chain::step::{Kernels, Step};
-use crate::chain::{Context, FillRule, Link, convert_chunk, fill_changes};
+use crate::chain::{Context, Link, OwnFillRule, check_fill_rule, convert_chunk};
 use crate::error::Error;
 use crate::error::input::InputError;
 use crate::kernel::simd::Isa;
@@ -50,7 +50,7 @@ pub(super) struct Bound {
     /// `None` when the codec does nothing.
     kernels: Option<[Arc<dyn Kernel>; 2]>,
     /// The fill value rule of the codec on its own, decided for the last fill value it met.
-    own_fill_rule: OnceLock<(Vec<u8>, Option<Error>)>,
+    own_fill_rule: OwnFillRule,
 }
 
 impl Bound {
@@ -266,32 +266,18 @@ impl ScaleOffsetCodec {
         Ok(out)
     }
 
-    /// For a write: the fill value must come back bit for bit, from the whole chain where
-    /// [`validate_array`](crate::validate_array) decided it, else from this codec.
+    /// For a write: the fill value must come back bit for bit (see [`check_fill_rule`]).
     fn check_fill_rule(
         bound: &Bound,
         fill_value: &FillValue,
         context: Option<&Context>,
     ) -> Result<(), Error> {
-        match context.and_then(|context| context.fill_rule.as_ref()) {
-            Some(FillRule::Survives) => return Ok(()),
-            Some(FillRule::Changes(error)) => return Err(error.clone()),
-            None => {}
-        }
-        let bytes = fill_value.as_ne_bytes();
-        if let Some((fill, rule)) = bound.own_fill_rule.get()
-            && fill == bytes
-        {
-            return rule.clone().map_or(Ok(()), Err);
-        }
-        let t = bound.data_type;
         let round_trip = |bits| {
             let encoded = bound.convert_one(Direction::Encode, bits).ok()?;
             bound.convert_one(Direction::Decode, encoded).ok()
         };
-        let rule = fill_changes(t, element_bits(bytes), NAME, round_trip);
-        let _ = bound.own_fill_rule.set((bytes.to_vec(), rule.clone()));
-        rule.map_or(Ok(()), Err)
+        let fill = (bound.data_type, fill_value.as_ne_bytes());
+        check_fill_rule(context, &bound.own_fill_rule, fill, NAME, round_trip)
     }
 
     /// `offset` and `scale` read for `data_type`.
