@@ -20,7 +20,6 @@ use crate::Direction;
 use crate::chain::step::{Kernels, Step};
 use crate::chain::{Context, Link, OwnFillRule, check_fill_rule, convert_chunk};
 use crate::error::Error;
-use crate::error::input::InputError;
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};
 use crate::numeric::fault::ElementFault;
@@ -52,14 +51,6 @@ pub(super) struct Bound {
     decode_cast: ElementCast,
     /// The fill value rule of the codec on its own, decided for the last fill value it met.
     own_fill_rule: OwnFillRule,
-}
-
-#[expect(
-    clippy::needless_pass_by_value,
-    reason = "used as a `map_err` function"
-)]
-pub(super) fn input_error(error: InputError) -> CastValueError {
-    CastValueError::InvalidInput(error.to_string())
 }
 
 impl CastValueCodec {
@@ -195,7 +186,7 @@ impl CastValueCodec {
     ) -> Result<Vec<u8>, CastValueError> {
         let (source, target) = (bound.source, self.settings.target);
         let bytes = fill_value.as_ne_bytes();
-        check_fill_size(bytes.len(), source.size()).map_err(input_error)?;
+        check_fill_size(bytes.len(), source.size()).map_err(CastValueError::from)?;
         let x = decode(source.kind(), element_bits(bytes));
         let fill_error = |reason: String| CastValueError::FillValue {
             value: x.to_string(),
@@ -271,7 +262,7 @@ impl CastValueCodec {
         };
         self.encode_fill_value(&bound, fill_value)?;
         let bytes = bytes.into_fixed()?;
-        check_length(bytes.len(), shape, from.size()).map_err(input_error)?;
+        check_length(bytes.len(), shape, from.size()).map_err(CastValueError::from)?;
         let context = match direction {
             Direction::Encode => self.link.get(data_type, fill_value),
             Direction::Decode => None,

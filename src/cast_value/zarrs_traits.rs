@@ -13,7 +13,7 @@ use crate::plugin::codec_traits::{
     check_fill_size, forward_encode_decode, impl_codec_traits, partial_coders,
 };
 
-use super::codec::{CastValueCodec, input_error};
+use super::codec::CastValueCodec;
 
 impl ElementCodec for CastValueCodec {
     fn step(&self, data_type: &DataType) -> Result<Step, Error> {
@@ -70,7 +70,8 @@ impl ArrayToArrayCodecTraits for CastValueCodec {
         decoded_fill_value: &FillValue,
     ) -> Result<FillValue, CodecError> {
         let bound = self.bound(decoded_data_type)?;
-        check_fill_size(decoded_fill_value.size(), bound.source.size()).map_err(input_error)?;
+        check_fill_size(decoded_fill_value.size(), bound.source.size())
+            .map_err(crate::CastValueError::from)?;
         Ok(FillValue::new(
             self.encode_fill_value(&bound, decoded_fill_value)
                 .unwrap_or_else(|_| vec![0; self.settings.target.size()]),

@@ -88,3 +88,9 @@ pub enum CastValueError {
     #[error("cast_value: {0}")]
     InvalidInput(String),
 }
+
+impl From<super::input::InputError> for CastValueError {
+    fn from(error: super::input::InputError) -> Self {
+        Self::InvalidInput(error.to_string())
+    }
+}

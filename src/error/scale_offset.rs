@@ -97,3 +97,9 @@ pub enum ScaleOffsetError {
     #[error("scale_offset: {0}")]
     InvalidInput(String),
 }
+
+impl From<super::input::InputError> for ScaleOffsetError {
+    fn from(error: super::input::InputError) -> Self {
+        Self::InvalidInput(error.to_string())
+    }
+}

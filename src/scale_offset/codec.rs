@@ -19,7 +19,6 @@ use crate::Direction;
 use crate::chain::step::{Kernels, Step};
 use crate::chain::{Context, Link, OwnFillRule, check_fill_rule, convert_chunk};
 use crate::error::Error;
-use crate::error::input::InputError;
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};
 use crate::numeric::fault::ElementFault;
@@ -79,14 +78,6 @@ impl Bound {
 
 fn invalid(message: impl Into<String>) -> ScaleOffsetError {
     ScaleOffsetError::InvalidConfiguration(message.into())
-}
-
-#[expect(
-    clippy::needless_pass_by_value,
-    reason = "used as a `map_err` function"
-)]
-pub(super) fn input_error(error: InputError) -> ScaleOffsetError {
-    ScaleOffsetError::InvalidInput(error.to_string())
 }
 
 impl ScaleOffsetCodec {
@@ -229,7 +220,7 @@ impl ScaleOffsetCodec {
     ) -> Result<Vec<u8>, ScaleOffsetError> {
         let bytes = fill_value.as_ne_bytes();
         let t = bound.data_type;
-        check_fill_size(bytes.len(), t.size()).map_err(input_error)?;
+        check_fill_size(bytes.len(), t.size()).map_err(ScaleOffsetError::from)?;
         let bits = element_bits(bytes);
         let x = decode(t.kind(), bits);
         let error = |reason: String| ScaleOffsetError::FillValue {
@@ -318,7 +309,7 @@ impl ScaleOffsetCodec {
         let bound = self.bound(data_type)?;
         Self::encode_fill_value(&bound, fill_value)?;
         let bytes = bytes.into_fixed()?;
-        check_length(bytes.len(), shape, bound.data_type.size()).map_err(input_error)?;
+        check_length(bytes.len(), shape, bound.data_type.size()).map_err(ScaleOffsetError::from)?;
         let context = match direction {
             Direction::Encode => self.link.get(data_type, fill_value),
             Direction::Decode => None,

@@ -13,7 +13,7 @@ use crate::plugin::codec_traits::{
     check_fill_size, forward_encode_decode, impl_codec_traits, partial_coders,
 };
 
-use super::codec::{ScaleOffsetCodec, input_error};
+use super::codec::ScaleOffsetCodec;
 
 impl ElementCodec for ScaleOffsetCodec {
     fn step(&self, data_type: &DataType) -> Result<Step, Error> {
@@ -68,7 +68,8 @@ impl ArrayToArrayCodecTraits for ScaleOffsetCodec {
         decoded_fill_value: &FillValue,
     ) -> Result<FillValue, CodecError> {
         let bound = self.bound(decoded_data_type)?;
-        check_fill_size(decoded_fill_value.size(), bound.data_type.size()).map_err(input_error)?;
+        check_fill_size(decoded_fill_value.size(), bound.data_type.size())
+            .map_err(crate::ScaleOffsetError::from)?;
         Ok(Self::encode_fill_value(&bound, decoded_fill_value)
             .map_or_else(|_| decoded_fill_value.clone(), FillValue::new))
     }
