@@ -1,7 +1,11 @@
 //! Reads through `FusedReader` compared with zarrs' own reads of the same subsets.
 
-use zarrs::array::{Array, ArrayBytes, ArrayError, ArraySubset, CodecOptions};
+use std::sync::Arc;
+
+use serde_json::{Value as Json, json};
+use zarrs::array::{Array, ArrayBytes, ArrayError, ArrayMetadata, ArraySubset, CodecOptions};
 use zarrs::storage::ReadableStorageTraits;
+use zarrs::storage::store::MemoryStore;
 use zarrs_scale_offset_cast::FusedReader;
 
 /// The byte every output is filled with before a read: no read writes a whole element of it
@@ -175,4 +179,67 @@ pub(crate) fn random_box(below: &mut impl FnMut(u64) -> u64, extent: &[u64]) -> 
         })
         .collect();
     ArraySubset::new_with_ranges(&ranges)
+}
+
+/// A 2-D float64 array with `codecs` (then `bytes` in `endian`, then `compressors`).
+pub(crate) fn array(
+    codecs: &Json,
+    endian: &str,
+    compressors: &Json,
+    fill: &Json,
+) -> Array<MemoryStore> {
+    let mut codecs = codecs.as_array().unwrap().clone();
+    codecs.push(json!({"name": "bytes", "configuration": {"endian": endian}}));
+    codecs.extend(compressors.as_array().unwrap().iter().cloned());
+    let metadata: ArrayMetadata = serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": [37, 23], "data_type": "float64",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [8, 6]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": fill, "codecs": codecs,
+    }))
+    .unwrap();
+    Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", metadata).unwrap()
+}
+
+/// `[scale_offset(-0.1, 10000), cast_value(uint16, clamp, NaN <-> 0)]`.
+pub(crate) fn reflectance_codecs() -> Json {
+    json!([
+        {"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}},
+        {"name": "cast_value", "configuration": {"data_type": "uint16", "out_of_range": "clamp",
+            "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}}
+    ])
+}
+
+/// `n` values in [0, 0.5), every 17th NaN.
+#[expect(clippy::cast_precision_loss, reason = "small indices")]
+pub(crate) fn values(n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            if i % 17 == 3 {
+                f64::NAN
+            } else {
+                (i % 500) as f64 / 1000.0
+            }
+        })
+        .collect()
+}
+
+/// An int8 array stored as `[cast_value(int16), bytes]` in memory, and its store.
+pub(crate) fn int8_stored_as_int16(
+    shape: &[u64],
+    chunk: &[u64],
+    fill: i8,
+) -> (Arc<MemoryStore>, Array<MemoryStore>) {
+    let metadata: ArrayMetadata = serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": shape, "data_type": "int8",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunk}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": fill,
+        "codecs": [
+            {"name": "cast_value", "configuration": {"data_type": "int16"}},
+            {"name": "bytes", "configuration": {"endian": "little"}}
+        ],
+    }))
+    .unwrap();
+    let store = Arc::new(MemoryStore::new());
+    let array = Array::new_with_metadata(store.clone(), "/", metadata).unwrap();
+    (store, array)
 }
