@@ -63,12 +63,14 @@
 
 pub mod cast_value;
 mod chain;
+mod element;
 mod error;
 mod kernel;
 mod numeric;
 mod parallel;
 mod plugin;
 mod read;
+mod register;
 pub mod scale_offset;
 mod validate;
 
@@ -77,7 +79,7 @@ pub use cast_value::{
     CastValueOutOfRangeMode, CastValueRoundingMode,
 };
 pub use error::{Direction, ElementErrorKind, Error};
-pub use plugin::register::register;
 pub use read::{FromFusedRead, FusedReader};
+pub use register::register;
 pub use scale_offset::{ScaleOffsetCodec, ScaleOffsetCodecConfiguration, ScaleOffsetError};
 pub use validate::validate_array;

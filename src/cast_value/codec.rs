@@ -8,10 +8,8 @@ use zarrs::array::{ArrayBytes, DataType, FillValue};
 use zarrs::metadata::Configuration;
 
 use super::config::{Settings, entries, parse_configuration, read_configuration};
-use super::element::ElementCast;
 use super::kernel::dispatch::{CastSpec, cast_kernel};
 use super::message::reason;
-use super::scalar_map::read_entries;
 use super::{
     CastValueCodecConfiguration, CastValueCodecConfigurationV1, CastValueError,
     CastValueOutOfRangeMode, CastValueRoundingMode, CastValueScalarMap, NAME,
@@ -19,6 +17,8 @@ use super::{
 use crate::Direction;
 use crate::chain::step::{Kernels, Step};
 use crate::chain::{Context, Link, OwnFillRule, check_fill_rule, convert_chunk};
+use crate::element::cast_value::ElementCast;
+use crate::element::scalar_map::read_entries;
 use crate::error::Error;
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};

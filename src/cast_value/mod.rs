@@ -53,10 +53,8 @@
 mod builder;
 mod codec;
 mod config;
-pub(crate) mod element;
 pub(crate) mod kernel;
 mod message;
-pub(crate) mod scalar_map;
 #[cfg(test)]
 mod tests;
 mod zarrs_traits;

@@ -3,10 +3,10 @@
 //! both as an encode (with its guard) and as a decode. The exhaustive 16-bit and the large sampled
 //! checks are `#[ignore]`d: `cargo test --release --lib -- --ignored` runs them.
 
-use super::element::ElementCast;
 use super::kernel::dispatch::{CastSpec, cast_kernel};
-use super::scalar_map::{MapEntry, read_entries};
 use crate::Direction;
+use crate::element::cast_value::ElementCast;
+use crate::element::scalar_map::{MapEntry, read_entries};
 use crate::kernel::simd::Isa;
 use crate::kernel::testing::{ROUNDINGS, apply_each, model_fault};
 use crate::numeric::{NumericType, OutOfRangeMode, RoundingMode};

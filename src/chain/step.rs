@@ -2,15 +2,15 @@
 
 use std::sync::Arc;
 
-use crate::cast_value::element::ElementCast;
+use crate::element::cast_value::ElementCast;
+use crate::element::scale_offset::element;
+use crate::element::scale_offset::{Parameters, encode_element};
 use crate::kernel::{Kernel, driver};
 use crate::numeric::fault::FaultKind;
 use crate::numeric::{
     Kind, NumericType, OutOfRangeMode, RoundingMode, Value, decode, element_bits, encode,
     write_element_bits,
 };
-use crate::scale_offset::element::{Parameters, encode_element};
-use crate::scale_offset::kernel::element;
 
 /// The codec's kernels (encode, decode), which give what the element functions give and take
 /// many elements at a time; none where the codec does nothing. Steps compare by their

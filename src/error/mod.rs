@@ -217,10 +217,10 @@ impl From<Error> for CodecError {
     fn from(error: Error) -> Self {
         match error {
             Error::ScaleOffset(ScaleOffsetError::UnsupportedDataType { data_type }) => {
-                Self::UnsupportedDataType(data_type, crate::scale_offset::NAME.to_string())
+                Self::UnsupportedDataType(data_type, "scale_offset".to_string())
             }
             Error::CastValue(CastValueError::UnsupportedDataType { data_type }) => {
-                Self::UnsupportedDataType(data_type, crate::cast_value::NAME.to_string())
+                Self::UnsupportedDataType(data_type, "cast_value".to_string())
             }
             other => Self::IOError(Arc::new(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,

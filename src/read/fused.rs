@@ -13,12 +13,12 @@ use std::sync::Arc;
 use num_traits::AsPrimitive;
 
 use crate::Direction;
-use crate::cast_value::element::ElementCast;
+use crate::element::cast_value::ElementCast;
+use crate::element::scale_offset::Parameters;
 use crate::kernel::simd::{BlockLoop, Isa};
 use crate::kernel::{Kernel, Slots, Typed, Written};
 use crate::numeric::fault::ElementFault;
 use crate::numeric::{HwFloat, IntStorage, NumericType, RoundingMode, Value, encode};
-use crate::scale_offset::element::Parameters;
 use crate::scale_offset::kernel::division::Streaming;
 use crate::scale_offset::kernel::float::{Decode, Dividend, safe_magnitude};
 

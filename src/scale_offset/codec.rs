@@ -9,8 +9,7 @@ use zarrs::metadata::Configuration;
 use zarrs::plugin::PluginCreateError;
 
 use super::config::check_parameter;
-use super::element::Parameters;
-use super::kernel::{element, scale_offset_kernel};
+use super::kernel::scale_offset_kernel;
 use super::message::reason;
 use super::{
     NAME, ScaleOffsetCodecConfiguration, ScaleOffsetCodecConfigurationV1, ScaleOffsetError,
@@ -18,6 +17,8 @@ use super::{
 use crate::Direction;
 use crate::chain::step::{Kernels, Step};
 use crate::chain::{Context, Link, OwnFillRule, check_fill_rule, convert_chunk};
+use crate::element::scale_offset::Parameters;
+use crate::element::scale_offset::element;
 use crate::error::Error;
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};

@@ -1,7 +1,7 @@
 //! The messages of `scale_offset` element errors.
 
-use super::element::Parameters;
 use crate::Direction;
+use crate::element::scale_offset::Parameters;
 use crate::numeric::fault::{Fault, FaultKind};
 use crate::numeric::{NumericType, Value};
 

@@ -36,7 +36,6 @@
 
 mod codec;
 mod config;
-pub(crate) mod element;
 pub(crate) mod kernel;
 mod message;
 #[cfg(test)]

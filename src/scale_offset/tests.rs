@@ -3,9 +3,9 @@
 //! exhaustive 16-bit and the large sampled checks are `#[ignore]`d: `cargo test --release --lib --
 //! --ignored` runs them.
 
-use super::element::Parameters;
 use super::kernel::scale_offset_kernel;
 use crate::Direction;
+use crate::element::scale_offset::Parameters;
 use crate::kernel::simd::Isa;
 use crate::kernel::testing::apply_each;
 use crate::kernel::testing::model_fault;

@@ -28,7 +28,7 @@ pub(crate) struct IntToFloat<S, F> {
 
 impl<S: IntStorage, F: HwFloat> IntToFloat<S, F> {
     /// `safe`: the inputs whose output the decode accepts (see
-    /// [`int_to_float_safe_range`](crate::cast_value::element::int_to_float_safe_range));
+    /// [`int_to_float_safe_range`](crate::element::cast_value::int_to_float_safe_range));
     /// `entry`: a `scalar_map` entry to apply, as the bits of its key and of its output.
     pub(crate) fn new(
         rounding: RoundingMode,

@@ -24,8 +24,8 @@ mod int_to_int;
 use std::fmt::Debug;
 use std::mem::MaybeUninit;
 
-use super::element::CheckedCast;
-use super::scalar_map::ScalarMap;
+use crate::element::cast_value::CheckedCast;
+use crate::element::scalar_map::ScalarMap;
 use crate::kernel::simd::{BlockLoop, Isa};
 use crate::kernel::{Slots, Typed, Written};
 use crate::numeric::fault::ElementFault;

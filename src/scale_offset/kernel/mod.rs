@@ -15,42 +15,15 @@ pub(crate) mod float;
 
 use std::sync::Arc;
 
-use super::element::{Parameters, decode_element, encode_element};
 use crate::Direction;
+use crate::element::scale_offset::{Parameters, element};
 use crate::kernel::exact::Exact;
 use crate::kernel::lut::lut;
 use crate::kernel::simd::{BlockLoop, Isa};
 use crate::kernel::{Kernel, Slots, Typed, Written};
-use crate::numeric::fault::{ElementFault, Fault};
+use crate::numeric::fault::ElementFault;
 use crate::numeric::{IntStorage, NumericType, RoundingMode, Storage, Value, decode, encode};
 use float::FloatKernel;
-
-/// The exact result of one element of `t` (bits to bits); when encoding, the result must also
-/// decode again.
-///
-/// # Errors
-/// Returns why the element has no representable result.
-pub(crate) fn element(
-    t: NumericType,
-    direction: Direction,
-    parameters: Parameters,
-    bits: u64,
-) -> Result<u64, Fault> {
-    let x = decode(t.kind(), bits);
-    let y = match direction {
-        Direction::Encode => encode_element(t.kind(), parameters, x),
-        Direction::Decode => decode_element(t.kind(), parameters, x),
-    }?;
-    if direction == Direction::Encode
-        && let Err(kind) = decode_element(t.kind(), parameters, y)
-    {
-        return Err(Fault {
-            kind,
-            encoded: Some(y),
-        });
-    }
-    Ok(encode(y, t.kind(), RoundingMode::NearestEven, None)?)
-}
 
 /// The `scale_offset` kernel for `t` in `direction`.
 pub(crate) fn scale_offset_kernel(

@@ -11,11 +11,11 @@ use num_traits::Zero;
 use super::division::{Division, Quotient, WithQuotient};
 use super::{convert_block, parameter};
 use crate::Direction;
+use crate::element::scale_offset::Parameters;
 use crate::kernel::simd::{BlockLoop, Isa, Vectorized};
 use crate::kernel::{Slots, Typed, Written};
 use crate::numeric::fault::ElementFault;
 use crate::numeric::{HwFloat, NumericType};
-use crate::scale_offset::element::Parameters;
 
 /// `scale_offset` in float32 or float64 arithmetic.
 #[derive(Debug)]

@@ -1,10 +1,10 @@
 //! The float kernels: in-place conversion, the safe magnitude, and the guard of the encode.
 
 use super::*;
+use crate::element::scale_offset::element;
 use crate::numeric::Value;
 use crate::numeric::fault::FaultKind;
 use crate::scale_offset::kernel::division::Bounds;
-use crate::scale_offset::kernel::element;
 
 fn bits(values: &[f64]) -> Vec<u64> {
     values.iter().map(|x| x.to_bits()).collect()

@@ -7,8 +7,8 @@
 
 use zarrs::array::FillValueMetadata;
 
-use super::CastValueError;
 use crate::Direction;
+use crate::error::CastValueError;
 use crate::numeric::{
     MapInput, NumericType, RoundingMode, Storage, Value, decode, encode, parse_scalar,
 };

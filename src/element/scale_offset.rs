@@ -11,9 +11,10 @@
 //! - A finite operation whose result is beyond the finite range is an error; operations on
 //!   infinities and NaN follow IEEE 754.
 
-use crate::numeric::fault::FaultKind;
+use crate::error::Direction;
+use crate::numeric::fault::{Fault, FaultKind};
 use crate::numeric::{
-    FloatFormat, IntFormat, Kind, RoundingMode, Value, decode, encode, exact_f64,
+    FloatFormat, IntFormat, Kind, NumericType, RoundingMode, Value, decode, encode, exact_f64,
 };
 
 /// `offset` and `scale`, read for the codec's data type. `None` is the identity.
@@ -151,6 +152,33 @@ fn integer_value(x: i128) -> Value {
         significand: magnitude,
         exponent: 0,
     }
+}
+
+/// The exact result of one element of `t` (bits to bits); when encoding, the result must also
+/// decode again.
+///
+/// # Errors
+/// Returns why the element has no representable result.
+pub(crate) fn element(
+    t: NumericType,
+    direction: Direction,
+    parameters: Parameters,
+    bits: u64,
+) -> Result<u64, Fault> {
+    let x = decode(t.kind(), bits);
+    let y = match direction {
+        Direction::Encode => encode_element(t.kind(), parameters, x),
+        Direction::Decode => decode_element(t.kind(), parameters, x),
+    }?;
+    if direction == Direction::Encode
+        && let Err(kind) = decode_element(t.kind(), parameters, y)
+    {
+        return Err(Fault {
+            kind,
+            encoded: Some(y),
+        });
+    }
+    Ok(encode(y, t.kind(), RoundingMode::NearestEven, None)?)
 }
 
 #[cfg(test)]
