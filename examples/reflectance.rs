@@ -54,6 +54,34 @@ fn stored_bytes(path: &std::path::Path) -> std::io::Result<u64> {
     Ok(total)
 }
 
+/// Erases what the example wrote in its own folder `path`: the array's chunks and metadata (the
+/// keys zarrs wrote), the mark, and the folders they leave empty. Anything else stays.
+fn erase_own(path: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+    let store = Arc::new(FilesystemStore::new(path)?);
+    if let Ok(array) = Array::open(store, "/") {
+        array.erase_chunks(&ArraySubset::new_with_shape(
+            array.chunk_grid_shape().to_vec(),
+        ))?;
+        array.erase_metadata()?;
+    }
+    std::fs::remove_file(path.join(MARK))?;
+    remove_empty_folders(path);
+    Ok(())
+}
+
+/// Removes `path` and the folders under it that are empty once their empty folders are gone
+/// (`remove_dir` removes only empty folders).
+fn remove_empty_folders(path: &std::path::Path) {
+    if let Ok(entries) = std::fs::read_dir(path) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_empty_folders(&entry.path());
+            }
+        }
+    }
+    let _ = std::fs::remove_dir(path);
+}
+
 #[expect(clippy::cast_precision_loss, reason = "a percentage for display")]
 fn percent(part: u64, whole: u64) -> f64 {
     100.0 * part as f64 / whole as f64
@@ -68,8 +96,8 @@ fn scratch() -> PathBuf {
 const MARK: &str = ".written-by-the-reflectance-example";
 
 /// Where to write: `given` if it does not exist or is an empty folder; without it the example's
-/// own folder `scratch`, whose earlier run (marked by [`MARK`]) is replaced; anything else is
-/// refused and left as it is.
+/// own folder `scratch`, whose earlier array (marked by [`MARK`]) is erased first; anything else
+/// is refused and left as it is.
 fn target(given: Option<PathBuf>, scratch: PathBuf) -> Result<PathBuf, String> {
     let (path, own) = match given {
         Some(path) => (path, false),
@@ -82,12 +110,12 @@ fn target(given: Option<PathBuf>, scratch: PathBuf) -> Result<PathBuf, String> {
                 .map_or(true, |mut entries| entries.next().is_some())
     };
     if own && path.join(MARK).is_file() {
-        // The example's own earlier output, and nothing else: it wrote every file under it.
-        std::fs::remove_dir_all(&path)
-            .map_err(|e| format!("cannot clear {}: {e}", path.display()))?;
-    } else if path.exists() && holds_anything(&path) {
+        erase_own(&path).map_err(|e| format!("cannot clear {}: {e}", path.display()))?;
+    }
+    if path.exists() && holds_anything(&path) {
         return Err(format!(
-            "{} already exists and is not an empty folder; give the example a new path",
+            "{} already exists and is not an empty folder (or holds files the example did not \
+             write); give the example a new path",
             path.display()
         ));
     }
@@ -192,11 +220,27 @@ mod tests {
         let error = target(Some(dir.path().to_path_buf()), own.clone()).unwrap_err();
         assert!(error.contains("give the example a new path"), "{error}");
         assert!(file.exists() && empty.exists());
-        // Its own folder: made and marked on the first run, replaced on the next.
+        // Its own folder: made and marked on the first run; its array erased on the next.
         assert_eq!(target(None, own.clone()).unwrap(), own);
-        std::fs::write(own.join("zarr.json"), "{}").unwrap();
+        let store = Arc::new(FilesystemStore::new(&own).unwrap());
+        let array = ArrayBuilder::new(vec![4, 4], vec![2, 2], data_type::uint8(), 0u8)
+            .build(store, "/")
+            .unwrap();
+        array.store_metadata().unwrap();
+        array
+            .store_array_subset(&[0..4, 0..4], vec![7u8; 16])
+            .unwrap();
+        assert!(own.join("c/1/1").is_file());
         assert_eq!(target(None, own.clone()).unwrap(), own);
         assert!(own.join(MARK).is_file() && !own.join("zarr.json").exists());
+        assert!(!own.join("c").exists());
+        // A file someone else put in its folder is kept, and the folder refused.
+        std::fs::write(own.join("theirs.txt"), "not the example's").unwrap();
+        let error = target(None, own.clone()).unwrap_err();
+        assert!(error.contains("did not write"), "{error}");
+        assert!(own.join("theirs.txt").exists() && !own.join(MARK).exists());
+        std::fs::remove_file(own.join("theirs.txt")).unwrap();
+        std::fs::write(own.join(MARK), "").unwrap();
         // Without the mark (a folder of that name the example did not make), nothing is removed.
         std::fs::remove_file(own.join(MARK)).unwrap();
         std::fs::write(own.join("other.txt"), "not the example's").unwrap();

@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use zarrs::array::Array;
 use zarrs::array::codec::api::BytesToBytesCodecTraits;
 use zarrs::array::codec::{GzipCodec, ZstdCodec};
+use zarrs::array::{Array, ArraySubset};
 use zarrs::filesystem::FilesystemStore;
 use zarrs_scale_offset_cast_tools::quantize::{
     Precision, QuantizeOptions, QuantizeReport, Stage, quantize_array,
@@ -102,6 +102,30 @@ fn size(path: &Path) -> u64 {
         .sum()
 }
 
+/// Erases what a failed quantisation wrote into the target folder it made: the array's chunks and
+/// metadata (the keys zarrs wrote), then the folders they leave empty. Anything else stays.
+fn erase_written(store: &Arc<FilesystemStore>, target: &Path) {
+    if let Ok(array) = Array::open(store.clone(), "/") {
+        let chunks = ArraySubset::new_with_shape(array.chunk_grid_shape().to_vec());
+        let _ = array.erase_chunks(&chunks);
+        let _ = array.erase_metadata();
+    }
+    remove_empty_folders(target);
+}
+
+/// Removes `path` and the folders under it that are empty once their empty folders are gone
+/// (`remove_dir` removes only empty folders).
+fn remove_empty_folders(path: &Path) {
+    if let Ok(entries) = std::fs::read_dir(path) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_empty_folders(&entry.path());
+            }
+        }
+    }
+    let _ = std::fs::remove_dir(path);
+}
+
 /// Quantises the source into the target and prints what it did.
 pub(crate) fn run(args: &Args) -> Result<(), String> {
     let precision = match (args.max_error, args.digits) {
@@ -152,12 +176,10 @@ pub(crate) fn run(args: &Args) -> Result<(), String> {
         .with_constant_allowed(args.allow_constant)
         .with_compressors(compressors)
         .with_progress(&progress);
-    let result = quantize_array(&source, target_store, "/", &options);
+    let result = quantize_array(&source, target_store.clone(), "/", &options);
     bar.finish_and_clear();
     let (array, report) = result.map_err(|e| {
-        // The target did not exist (checked above) and this command made it: nothing under it
-        // was written by anyone else.
-        let _ = std::fs::remove_dir_all(&args.target);
+        erase_written(&target_store, &args.target);
         e.to_string()
     })?;
     print(&report);
