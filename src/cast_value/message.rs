@@ -3,7 +3,7 @@
 use super::config::Settings;
 use crate::Direction;
 use crate::numeric::fault::{Fault, FaultKind};
-use crate::numeric::{Kind, NumericType, OutOfRangeMode, RoundingMode, Value, decode};
+use crate::numeric::{Kind, NumericType, OutOfRangeMode, RoundingMode, Value, finite_range};
 
 /// The spec's name of a rounding mode.
 pub(crate) const fn rounding_name(mode: RoundingMode) -> &'static str {
@@ -18,22 +18,8 @@ pub(crate) const fn rounding_name(mode: RoundingMode) -> &'static str {
 
 /// The finite range of a data type, as `[min, max]`.
 pub(crate) fn range_text(data_type: NumericType) -> String {
-    match data_type.kind() {
-        Kind::Int(format) => format!("[{}, {}]", format.min(), format.max()),
-        Kind::Float(format) => {
-            let (significand, exponent) = format.max_finite();
-            let max = Value::Finite {
-                negative: false,
-                significand,
-                exponent,
-            };
-            if format.is_signed() {
-                format!("[-{max}, {max}]")
-            } else {
-                format!("[{}, {max}]", decode(data_type.kind(), 0))
-            }
-        }
-    }
+    let (min, max) = finite_range(data_type);
+    format!("[{min}, {max}]")
 }
 
 /// Why a cast of `value` from `from` to `to` in `direction` failed with `kind`.

@@ -331,3 +331,11 @@ fn scalar_map_entries_win_over_every_other_rule() {
         check_every_mode(from, to, &map, &inputs);
     }
 }
+
+#[test]
+fn messages_give_each_type_its_finite_range() {
+    use super::message::range_text;
+    assert_eq!(range_text(NumericType::UInt8), "[0, 255]");
+    assert_eq!(range_text(NumericType::Int16), "[-32768, 32767]");
+    assert_eq!(range_text(NumericType::Float16), "[-65504, 65504]");
+}

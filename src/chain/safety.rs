@@ -16,8 +16,9 @@ use std::cmp::Ordering;
 use std::sync::{Mutex, PoisonError};
 
 use super::step::{Step, StepKey, keys};
-use super::values::{ValueSet, enumerable, finite_range, neighbour};
+use super::values::{ValueSet, enumerable, neighbour};
 use crate::numeric::fault::FaultKind;
+use crate::numeric::finite_range;
 use crate::numeric::{Kind, NumericType, RoundingMode, Value, decode, encode};
 
 /// A value that a codec's decode cannot take, although a later codec can hand it back.

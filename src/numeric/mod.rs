@@ -215,6 +215,48 @@ pub(crate) fn numeric_type(data_type: &DataType) -> Option<NumericType> {
     }
 }
 
+/// The smallest and largest finite values of `t`.
+pub(crate) fn finite_range(t: NumericType) -> (Value, Value) {
+    match t.kind() {
+        Kind::Int(format) => {
+            let value = |x: i128| {
+                if x < 0 {
+                    Value::from_i64(i64::try_from(x).expect("64 bits"))
+                } else {
+                    Value::from_u64(u64::try_from(x).expect("64 bits"))
+                }
+            };
+            (value(format.min()), value(format.max()))
+        }
+        Kind::Float(format) => {
+            let (significand, exponent) = format.max_finite();
+            let max = Value::Finite {
+                negative: false,
+                significand,
+                exponent,
+            };
+            let min = if format.is_signed() {
+                Value::Finite {
+                    negative: true,
+                    significand,
+                    exponent,
+                }
+            } else {
+                smallest_positive(format)
+            };
+            (min, max)
+        }
+    }
+}
+
+/// The smallest positive value of an unsigned float format.
+fn smallest_positive(format: FloatFormat) -> Value {
+    (0..=u64::MAX)
+        .map(|bits| format.decode(bits))
+        .find(|v| matches!(v, Value::Finite { significand, .. } if *significand != 0))
+        .expect("a positive value")
+}
+
 /// Every rounding mode.
 #[cfg(test)]
 pub(crate) const ROUNDINGS: [RoundingMode; 5] = [

@@ -8,6 +8,7 @@
 //! is handed on) and hands them to the codecs after it for the same region. Reads through it are
 //! those of the codec's partial decoder.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use zarrs::array::codec::api::{
@@ -102,13 +103,14 @@ impl ArrayPartialEncoderTraits for PartialEncoder {
             // No elements: nothing to write.
             return Ok(());
         };
-        let encoded = self.codec.encode(
-            bytes.clone(),
-            &shape,
-            &self.data_type,
-            &self.fill_value,
-            options,
-        )?;
+        // The codecs take fixed-size elements; lend them rather than copy them.
+        let input = match bytes {
+            ArrayBytes::Fixed(raw) => ArrayBytes::new_flen(Cow::Borrowed(&**raw)),
+            other => other.clone(),
+        };
+        let encoded =
+            self.codec
+                .encode(input, &shape, &self.data_type, &self.fill_value, options)?;
         self.output.partial_encode(indexer, &encoded, options)
     }
 

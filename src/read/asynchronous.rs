@@ -15,8 +15,8 @@ use zarrs::storage::{AsyncReadableStorage, AsyncReadableStorageTraits, Bytes, St
 
 use super::pieces::{self, ChunkWork, Filled};
 use super::shards::{self, ShardIndex, Sharding, Source};
-use super::target::Target;
 use super::{FromFusedRead, FusedReader, Plan, concurrency, element_count, room, view_of};
+use crate::kernel::driver::Output;
 use crate::parallel;
 
 /// The most chunks fetched before they are decoded (and held in memory at once).
@@ -51,7 +51,7 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
         let subset = self.check::<T>(subset, output.len())?;
         let output: &mut [u8] = bytemuck::cast_slice_mut(output);
         if let Some(plan) = &self.plan {
-            self.async_read_fused(plan, &subset, Target::Init(output), options)
+            self.async_read_fused(plan, &subset, Output::Init(output), options)
                 .await
         } else {
             self.async_read_unfused(&subset, output, options).await
@@ -83,7 +83,7 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
         let subset = self.check::<O::Element>(subset, elements)?;
         let values = if let Some(plan) = &self.plan {
             let mut values = Vec::new();
-            let room = Target::Uninit(room(&mut values, elements));
+            let room = Output::Uninit(room(&mut values, elements));
             self.async_read_fused(plan, &subset, room, options).await?;
             // SAFETY: the read succeeded, so it wrote every byte of the room for `elements`
             // elements (the pieces it fills partition it, as `pieces::split` asserts), and every
@@ -123,7 +123,7 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
         &self,
         plan: &Plan,
         subset: &ArraySubset,
-        output: Target<'_>,
+        output: Output<'_>,
         options: &CodecOptions,
     ) -> Result<(), ArrayError> {
         let array = self.array;

@@ -18,7 +18,6 @@ mod runs;
 mod shards;
 mod span;
 mod split;
-mod target;
 
 use std::mem::MaybeUninit;
 
@@ -30,10 +29,10 @@ use zarrs::array::{
 };
 use zarrs::storage::ReadableStorageTraits;
 
+use crate::kernel::driver::Output;
 pub use output::FromFusedRead;
 use pieces::{ChunkWork, Filled};
 use plan::{Plan, plan};
-use target::Target;
 
 use crate::kernel::buffer;
 use crate::parallel;
@@ -106,7 +105,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         let subset = self.check::<T>(subset, output.len())?;
         let output: &mut [u8] = bytemuck::cast_slice_mut(output);
         if let Some(plan) = &self.plan {
-            self.read_fused(plan, &subset, Target::Init(output), options)
+            self.read_fused(plan, &subset, Output::Init(output), options)
         } else {
             self.read_unfused(&subset, output, options)
         }
@@ -156,7 +155,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         let subset = self.check::<O::Element>(subset, elements)?;
         let values = if let Some(plan) = &self.plan {
             let mut values = Vec::new();
-            let room = Target::Uninit(room(&mut values, elements));
+            let room = Output::Uninit(room(&mut values, elements));
             self.read_fused(plan, &subset, room, options)?;
             // SAFETY: the read succeeded, so it wrote every byte of the room for `elements`
             // elements (the pieces it fills partition it, as `pieces::split` asserts), and every
@@ -178,7 +177,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         &self,
         plan: &Plan,
         subset: &ArraySubset,
-        output: Target<'_>,
+        output: Output<'_>,
         options: &CodecOptions,
     ) -> Result<(), ArrayError> {
         let array = self.array;

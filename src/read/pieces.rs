@@ -11,9 +11,9 @@ use zarrs::storage::{Bytes, ReadableStorageTraits};
 use super::Plan;
 use super::runs::runs;
 use super::span::decode_span;
-use super::target::Target;
 use crate::kernel::BLOCK;
 use crate::kernel::driver::MIN_ELEMENTS_PER_TASK;
+use crate::kernel::driver::Output;
 use crate::parallel;
 
 /// One chunk's share of a read.
@@ -25,7 +25,7 @@ pub(super) struct ChunkWork<'o> {
     pub(super) overlap: ArraySubset,
     /// The runs of the overlap in C order: the first element of each in the chunk, and the piece
     /// of the output it fills.
-    pub(super) pieces: Vec<(usize, Target<'o>)>,
+    pub(super) pieces: Vec<(usize, Output<'o>)>,
 }
 
 /// How a chunk was filled.
@@ -122,7 +122,7 @@ impl ChunkWork<'_> {
         };
         let kernel = plan.kernel.as_ref();
         let elements = self.elements(out_size);
-        let convert = |(input, piece): &mut (usize, Target<'_>)| {
+        let convert = |(input, piece): &mut (usize, Output<'_>)| {
             let (first, len) = (*input - base, piece.len() / out_size);
             let input = decoded.get(first * in_size..(first + len) * in_size);
             input.map_or(Err(()), |input| {

@@ -24,6 +24,7 @@ use zarrs_metadata_ext::codec::sharding::{
 
 use super::pieces::{ChunkWork, Filled};
 use super::{Plan, concurrency, for_each_limited};
+use crate::kernel::driver::Output;
 
 /// The `sharding_indexed` codec of an array whose shards the fused read reads itself.
 pub(super) struct Sharding {
@@ -298,7 +299,7 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
     plan: &Plan,
     sharding: &Sharding,
     subset: &ArraySubset,
-    output: super::target::Target<'_>,
+    output: Output<'_>,
     options: &CodecOptions,
 ) -> Result<(), ArrayError> {
     let threads = options.concurrent_target();

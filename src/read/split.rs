@@ -9,7 +9,7 @@ use zarrs::array::{ArrayError, ArraySubset};
 
 use super::pieces::ChunkWork;
 use super::runs::runs;
-use super::target::Target;
+use crate::kernel::driver::Output;
 
 /// Splits `output` (the elements of `subset` in C order, `out_size` bytes each) into the pieces
 /// of every chunk of `grid` (the array's chunks, or a sharded array's inner chunks) that `subset`
@@ -25,7 +25,7 @@ use super::target::Target;
 pub(super) fn split<'o>(
     grid: &dyn ChunkGridTraits,
     subset: &ArraySubset,
-    output: Target<'o>,
+    output: Output<'o>,
     out_size: usize,
     threads: usize,
 ) -> Result<Vec<ChunkWork<'o>>, ArrayError> {
@@ -112,7 +112,7 @@ fn bands_of(works: &[ChunkWork<'_>], subset: &ArraySubset, elements: usize) -> V
 /// If the runs of `works` do not partition `output` exactly.
 fn place<'o>(
     works: &mut [ChunkWork<'o>],
-    output: Target<'o>,
+    output: Output<'o>,
     first: usize,
     subset: &ArraySubset,
     out_size: usize,
@@ -210,7 +210,7 @@ mod tests {
         let works = split(
             &***array.chunk_grid(),
             &subset,
-            Target::Init(&mut output),
+            Output::Init(&mut output),
             8,
             2,
         )

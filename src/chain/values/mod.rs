@@ -7,7 +7,7 @@
 
 use std::cmp::Ordering;
 
-use crate::numeric::{FloatFormat, Kind, NumericType, RoundingMode, Value, decode, encode};
+use crate::numeric::{Kind, NumericType, RoundingMode, Value, decode, encode, finite_range};
 
 /// A set of values of one numeric type.
 #[derive(Clone, Debug)]
@@ -66,48 +66,6 @@ const fn canonical(t: NumericType, bits: u64) -> u64 {
 fn encodings(t: NumericType) -> impl Iterator<Item = u64> {
     let count = 1u64 << t.bits();
     (0..count).map(move |bits| canonical(t, bits))
-}
-
-/// The smallest and largest finite values of `t`.
-pub(crate) fn finite_range(t: NumericType) -> (Value, Value) {
-    match t.kind() {
-        Kind::Int(format) => {
-            let value = |x: i128| {
-                if x < 0 {
-                    Value::from_i64(i64::try_from(x).expect("64 bits"))
-                } else {
-                    Value::from_u64(u64::try_from(x).expect("64 bits"))
-                }
-            };
-            (value(format.min()), value(format.max()))
-        }
-        Kind::Float(format) => {
-            let (significand, exponent) = format.max_finite();
-            let max = Value::Finite {
-                negative: false,
-                significand,
-                exponent,
-            };
-            let min = if format.is_signed() {
-                Value::Finite {
-                    negative: true,
-                    significand,
-                    exponent,
-                }
-            } else {
-                smallest_positive(format)
-            };
-            (min, max)
-        }
-    }
-}
-
-/// The smallest positive value of an unsigned float format.
-fn smallest_positive(format: FloatFormat) -> Value {
-    (0..=u64::MAX)
-        .map(|bits| format.decode(bits))
-        .find(|v| matches!(v, Value::Finite { significand, .. } if *significand != 0))
-        .expect("a positive value")
 }
 
 impl ValueSet {

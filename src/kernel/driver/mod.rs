@@ -111,19 +111,6 @@ pub(crate) fn apply_into(
     convert_range(kernel, input, Output::Init(output))
 }
 
-/// Converts `input` into `output`, bytes not yet written, every one of which is written when it
-/// succeeds.
-///
-/// # Errors
-/// Returns the first element without an acceptable result; `output` is then partly written.
-pub(crate) fn apply_uninit(
-    kernel: &dyn Kernel,
-    input: &[u8],
-    output: &mut [MaybeUninit<u8>],
-) -> Result<(), ElementFault> {
-    convert_range(kernel, input, Output::Uninit(output))
-}
-
 /// Converts one element given by its bits; an encode whose result the codec's own decode rejects
 /// gives that result, as a write against the whole chain may take it.
 ///
@@ -204,12 +191,97 @@ fn in_place(kernel: &dyn Kernel, buffer: &mut [u8], tasks: usize) -> Result<(), 
 }
 
 /// Where the output of a range of elements goes: written where it is when aligned for the output
-/// type, else converted in a staging block and copied there.
-enum Output<'o> {
+/// type, else converted in a staging block and copied there. Initialised bytes stay initialised;
+/// bytes not yet written are each written when a conversion succeeds.
+#[derive(Debug)]
+pub(crate) enum Output<'o> {
     /// Initialised bytes.
     Init(&'o mut [u8]),
     /// Bytes not yet written.
     Uninit(&'o mut [MaybeUninit<u8>]),
+}
+
+impl Default for Output<'_> {
+    fn default() -> Self {
+        Self::Init(&mut [])
+    }
+}
+
+impl Output<'_> {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Self::Init(bytes) => bytes.len(),
+            Self::Uninit(slots) => slots.len(),
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The first `mid` bytes and the rest.
+    ///
+    /// # Panics
+    /// If `mid` is beyond the end.
+    pub(crate) fn split_at(self, mid: usize) -> (Self, Self) {
+        match self {
+            Self::Init(bytes) => {
+                let (head, tail) = bytes.split_at_mut(mid);
+                (Self::Init(head), Self::Init(tail))
+            }
+            Self::Uninit(slots) => {
+                let (head, tail) = slots.split_at_mut(mid);
+                (Self::Uninit(head), Self::Uninit(tail))
+            }
+        }
+    }
+
+    /// The same bytes, borrowed for a shorter time.
+    fn reborrow(&mut self) -> Output<'_> {
+        match self {
+            Self::Init(bytes) => Output::Init(bytes),
+            Self::Uninit(slots) => Output::Uninit(slots),
+        }
+    }
+
+    /// Writes `source`, of the same length.
+    ///
+    /// # Panics
+    /// If the lengths differ.
+    pub(crate) fn write(&mut self, source: &[u8]) {
+        match self {
+            Self::Init(bytes) => bytes.copy_from_slice(source),
+            Self::Uninit(slots) => write_uninit(slots, source),
+        }
+    }
+
+    /// Writes `block` over and over, the last copy cut short where the bytes end.
+    pub(crate) fn write_repeating(&mut self, block: &[u8]) {
+        match self {
+            Self::Init(bytes) => {
+                for part in bytes.chunks_mut(block.len()) {
+                    part.copy_from_slice(&block[..part.len()]);
+                }
+            }
+            Self::Uninit(slots) => {
+                for part in slots.chunks_mut(block.len()) {
+                    write_uninit(part, &block[..part.len()]);
+                }
+            }
+        }
+    }
+
+    /// Writes the conversion of `input` through `kernel` (block by block, as [`apply_into`] does).
+    ///
+    /// # Errors
+    /// Returns the first element without an acceptable result; the bytes are then partly written.
+    pub(crate) fn convert(
+        &mut self,
+        kernel: &dyn Kernel,
+        input: &[u8],
+    ) -> Result<(), ElementFault> {
+        convert_range(kernel, input, self.reborrow())
+    }
 }
 
 fn is_aligned(bytes: &[u8], size: usize) -> bool {
