@@ -8,7 +8,7 @@ use zarrs::array::chunk_grid::api::ChunkGridTraits;
 use zarrs::array::{ArrayError, ArraySubset};
 
 use super::pieces::ChunkWork;
-use super::runs::runs;
+use super::runs::{Run, runs};
 use crate::kernel::driver::Output;
 
 /// Splits `output` (the elements of `subset` in C order, `out_size` bytes each) into the pieces
@@ -108,6 +108,12 @@ fn bands_of(works: &[ChunkWork<'_>], subset: &ArraySubset, elements: usize) -> V
 /// Gives each of `works` its pieces of `output`, which holds the output elements from `first`
 /// on and exactly the runs of `works`.
 ///
+/// Each chunk's runs come in its own C order, which is also their order in the output, so the
+/// output is cut by merging the chunks' runs: the run starting where the last one ended belongs
+/// to the chunk after the last one (the next chunk along a row), or to the chunk that started
+/// the current output row (a new row within the same chunks), else it is looked for among all.
+/// No list of every run is built or sorted.
+///
 /// # Panics
 /// If the runs of `works` do not partition `output` exactly.
 fn place<'o>(
@@ -117,75 +123,57 @@ fn place<'o>(
     subset: &ArraySubset,
     out_size: usize,
 ) {
-    // Every run: its first element in the output; its length, the work, its first element in
-    // the chunk.
-    let mut all = Vec::new();
-    for (index, work) in works.iter_mut().enumerate() {
-        let overlap = &work.overlap;
-        let chunk_runs = runs(
-            (overlap.start(), overlap.shape()),
-            (work.chunk.start(), work.chunk.shape()),
-            (subset.start(), subset.shape()),
-        );
-        all.extend(
-            chunk_runs
-                .iter()
-                .map(|&(input, out, len)| (out, (len, index, input))),
-        );
-        work.pieces.reserve_exact(chunk_runs.len());
-    }
-    let all = in_output_order(all, first, output.len() / out_size, subset);
-    let mut rest = output;
-    let mut at = first;
-    for (out, (len, index, input)) in all {
-        assert_eq!(out, at, "the runs of the chunks partition the output");
-        let (piece, tail) = std::mem::take(&mut rest).split_at(len * out_size);
-        works[index].pieces.push((input, piece));
-        rest = tail;
-        at += len;
-    }
-    assert!(rest.is_empty(), "the runs of the chunks cover the output");
-}
-
-/// `runs` (each with its first element in the output first) in output order, for a band of
-/// `elements` output elements from `first` on: by the output row each starts in (the subset's
-/// last dimension), in the order of their chunks, which for chunks in rows and columns is already
-/// their order within a row; sorted only where it is not.
-fn in_output_order<R: Copy + Default>(
-    runs: Vec<(usize, R)>,
-    first: usize,
-    elements: usize,
-    subset: &ArraySubset,
-) -> Vec<(usize, R)> {
+    let chunk_runs: Vec<Vec<Run>> = works
+        .iter_mut()
+        .map(|work| {
+            let runs = runs(
+                (work.overlap.start(), work.overlap.shape()),
+                (work.chunk.start(), work.chunk.shape()),
+                (subset.start(), subset.shape()),
+            );
+            work.pieces.reserve_exact(runs.len());
+            runs
+        })
+        .collect();
     let row = subset
         .shape()
         .last()
         .map_or(1, |&n| usize::try_from(n).unwrap_or(usize::MAX))
         .max(1);
-    let rows = elements.div_ceil(row);
-    if rows == 0 {
-        return runs;
+    let count = works.len();
+    let mut next = vec![0usize; count];
+    let starts_at = |index: usize, next: &[usize], at: usize| {
+        chunk_runs[index]
+            .get(next[index])
+            .is_some_and(|&(_, out, _)| out == at)
+    };
+    let (mut last, mut row_first) = (count.saturating_sub(1), 0);
+    let mut rest = output;
+    let mut at = first;
+    while !rest.is_empty() {
+        let after = if last + 1 == count { 0 } else { last + 1 };
+        let index = [after, row_first]
+            .into_iter()
+            .find(|&index| starts_at(index, &next, at))
+            .or_else(|| (0..count).find(|&index| starts_at(index, &next, at)))
+            .expect("the runs of the chunks partition the output");
+        let (input, _, len) = chunk_runs[index][next[index]];
+        next[index] += 1;
+        if at.is_multiple_of(row) {
+            row_first = index;
+        }
+        let (piece, tail) = std::mem::take(&mut rest).split_at(len * out_size);
+        works[index].pieces.push((input, piece));
+        rest = tail;
+        at += len;
+        last = index;
     }
-    let row_of = |out: usize| (out.saturating_sub(first) / row).min(rows - 1);
-    // Where each row's runs start.
-    let mut next = vec![0usize; rows];
-    for &(out, _) in &runs {
-        next[row_of(out)] += 1;
-    }
-    let mut at = 0;
-    for count in &mut next {
-        (*count, at) = (at, at + *count);
-    }
-    let mut ordered = vec![(0, R::default()); runs.len()];
-    for run in runs {
-        let slot = &mut next[row_of(run.0)];
-        ordered[*slot] = run;
-        *slot += 1;
-    }
-    if !ordered.is_sorted_by_key(|&(out, _)| out) {
-        ordered.sort_unstable_by_key(|&(out, _)| out);
-    }
-    ordered
+    assert!(
+        next.iter()
+            .zip(&chunk_runs)
+            .all(|(&n, runs)| n == runs.len()),
+        "the runs of the chunks cover the output"
+    );
 }
 
 #[cfg(test)]
@@ -245,5 +233,85 @@ mod tests {
             bands(&[6, 17, 14], rectangular, &[2..3, 3..16, 0..14]),
             [(2, 14), (2, 14), (2, 98), (2, 56)]
         );
+    }
+    /// A case: an array's shape, its chunk grid and the ranges read.
+    type Case<'a> = (&'a [u64], String, Vec<std::ops::Range<u64>>);
+
+    /// Each chunk's pieces are its runs, in order, at their place in the output, whatever the
+    /// dimensionality and the grid (the merge of `place` takes its shortcuts or searches).
+    #[test]
+    fn each_chunk_gets_its_own_runs_in_order() {
+        crate::kernel::testing::rayon_without_workers();
+        let regular = |chunk: &str| {
+            format!(r#"{{"name": "regular", "configuration": {{"chunk_shape": {chunk}}}}}"#)
+        };
+        let rectangular = r#"{"name": "rectangular",
+            "configuration": {"chunk_shape": [[1, 3, 2], [4, 1, 7, 5], [6, 8]]}}"#;
+        let cases: [Case<'_>; 6] = [
+            (&[100], regular("[7]"), std::iter::once(3..95).collect()),
+            (&[10, 10], regular("[4, 4]"), vec![1..9, 1..9]),
+            (&[10, 10], regular("[4, 4]"), vec![5..6, 0..10]),
+            (
+                &[6, 17, 14],
+                rectangular.to_string(),
+                vec![0..6, 0..17, 0..14],
+            ),
+            (
+                &[6, 17, 14],
+                rectangular.to_string(),
+                vec![1..5, 2..16, 3..13],
+            ),
+            (
+                &[5, 6, 7, 8],
+                regular("[2, 3, 2, 3]"),
+                vec![1..5, 0..6, 2..7, 1..8],
+            ),
+        ];
+        let mut checked = 0;
+        for (shape, grid, ranges) in cases {
+            let array = ArrayBuilder::new(shape.to_vec(), grid.as_str(), data_type::float64(), 0.0)
+                .build(Arc::new(MemoryStore::new()), "/")
+                .unwrap();
+            let subset = ArraySubset::new_with_ranges(&ranges);
+            let elements = usize::try_from(subset.num_elements()).unwrap();
+            let mut output = vec![0u8; elements * 8];
+            let base = output.as_ptr() as usize;
+            let works = split(
+                &***array.chunk_grid(),
+                &subset,
+                Output::Init(&mut output),
+                8,
+                2,
+            )
+            .unwrap();
+            for work in &works {
+                let expected = runs(
+                    (work.overlap.start(), work.overlap.shape()),
+                    (work.chunk.start(), work.chunk.shape()),
+                    (subset.start(), subset.shape()),
+                );
+                let pieces: Vec<Run> = work
+                    .pieces
+                    .iter()
+                    .map(|(input, piece)| {
+                        let Output::Init(bytes) = piece else {
+                            panic!("pieces of an initialised output are initialised")
+                        };
+                        (
+                            *input,
+                            (bytes.as_ptr() as usize - base) / 8,
+                            bytes.len() / 8,
+                        )
+                    })
+                    .collect();
+                assert_eq!(
+                    pieces, expected,
+                    "{shape:?} {ranges:?} chunk {:?}",
+                    work.indices
+                );
+                checked += pieces.len();
+            }
+        }
+        assert!(checked > 100, "{checked} runs checked");
     }
 }
