@@ -203,6 +203,9 @@ fn fused_reads_of_sharded_arrays_from_an_asynchronous_store_give_what_zarrs_give
                 .unwrap();
             let reader = FusedReader::new(&array);
             assert!(reader.is_fused());
+            // The same reads by a reader keeping the shards' indexes, twice (the second from the
+            // kept indexes).
+            let keeping = FusedReader::new(&array).with_shard_index_cache();
             for subset in [
                 [0..150, 0..70],
                 [3..9, 40..47],
@@ -210,6 +213,9 @@ fn fused_reads_of_sharded_arrays_from_an_asynchronous_store_give_what_zarrs_give
                 [140..155, 60..75],
             ] {
                 read_the_same(&array, &reader, &subset, location).await;
+                for _ in 0..2 {
+                    read_the_same(&array, &keeping, &subset, location).await;
+                }
                 runs += 1;
             }
             // A shard whose index fails its checksum: an error of the kind zarrs gives.

@@ -284,9 +284,13 @@ impl Shards {
             async move {
                 Ok::<_, ArrayError>(if Sharding::read_whole(array, shard, subset)? {
                     sharding.index(storage.get(&key).await, true)
+                } else if let Some(index) = sharding.kept(shard) {
+                    index
                 } else {
                     let range = sharding.index_range;
-                    sharding.index(storage.get_partial(&key, range).await, false)
+                    let index = sharding.index(storage.get_partial(&key, range).await, false);
+                    sharding.keep(shard, &index);
+                    index
                 })
             }
         }))

@@ -20,6 +20,7 @@ mod span;
 mod split;
 
 use std::mem::MaybeUninit;
+use std::sync::Mutex;
 
 use bytemuck::Zeroable;
 use unsafe_cell_slice::UnsafeCellSlice;
@@ -234,6 +235,24 @@ impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
             array,
             plan: plan(array),
         }
+    }
+
+    /// Keeps the index of each shard after its first read, so that later reads take it from
+    /// memory: a window within one inner chunk of a sharded array then costs one range request
+    /// (the inner chunk) instead of two (the shard's index, then the inner chunk), which for an
+    /// object store or HTTP server is a round trip less per window. As zarrs'
+    /// `ArrayShardedExtCache`, it is for arrays that are not written while the reader is used:
+    /// an index kept from before a shard was rewritten points at bytes that are no longer the
+    /// inner chunk's. An absent shard or an index that could not be read is not kept, and a
+    /// read that covers a whole shard reads it whole as before.
+    ///
+    /// Has no effect where reads are not fused or the array is not sharded.
+    #[must_use]
+    pub fn with_shard_index_cache(mut self) -> Self {
+        if let Some(sharding) = self.plan.as_mut().and_then(|plan| plan.shards.as_mut()) {
+            sharding.kept = Some(Mutex::default());
+        }
+        self
     }
 
     /// Whether reads take the fused path (else they go through zarrs).

@@ -6,8 +6,9 @@
 //! array (a shard's shape is a multiple of theirs), so a read is split over that grid exactly as
 //! an unsharded read is split over its chunks.
 
+use std::collections::HashMap;
 use std::num::NonZeroU64;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use zarrs::array::chunk_grid::RegularChunkGrid;
 use zarrs::array::codec::CodecChain;
@@ -39,9 +40,13 @@ pub(super) struct Sharding {
     /// One element of the array's data type for the elements of an inner chunk a shard does not
     /// hold, as zarrs reads them; `None` where zarrs must read them.
     pub(super) missing: Option<Vec<u8>>,
+    /// The indexes read so far, by shard, where the reader keeps them
+    /// ([`FusedReader::with_shard_index_cache`](crate::FusedReader::with_shard_index_cache)).
+    pub(super) kept: Option<Mutex<HashMap<ArrayIndices, Vec<u64>>>>,
 }
 
 /// The index of one shard.
+#[derive(Clone)]
 pub(super) enum ShardIndex {
     /// The shard does not exist: its elements are the array's fill value.
     Absent,
@@ -146,6 +151,7 @@ impl Sharding {
             index_shape,
             index_range,
             missing,
+            kept: None,
         })
     }
 
@@ -226,6 +232,23 @@ impl Sharding {
         }
     }
 
+    /// The index of `shard` kept from an earlier read, where the reader keeps them.
+    pub(super) fn kept(&self, shard: &[u64]) -> Option<ShardIndex> {
+        let kept = self.kept.as_ref()?.lock().ok()?;
+        let entries = kept.get(shard)?.clone();
+        Some(ShardIndex::Entries(entries, None))
+    }
+
+    /// Keeps `index`, read from `shard` by itself, where the reader keeps indexes: not an absent
+    /// shard (a later write may create it) nor an index that could not be read.
+    pub(super) fn keep(&self, shard: &[u64], index: &ShardIndex) {
+        if let (Some(kept), ShardIndex::Entries(entries, None)) = (&self.kept, index)
+            && let Ok(mut kept) = kept.lock()
+        {
+            kept.insert(shard.to_vec(), entries.clone());
+        }
+    }
+
     /// Where the elements of the inner chunk at `inner` come from, given its shard's `index`.
     pub(super) fn source(&self, index: &ShardIndex, inner: &[u64]) -> Source {
         let (entries, whole) = match index {
@@ -276,7 +299,7 @@ pub(super) fn shards_of(
     works: &[ChunkWork<'_>],
 ) -> (Vec<ArrayIndices>, Vec<usize>) {
     let mut shards: Vec<ArrayIndices> = Vec::new();
-    let mut positions = std::collections::HashMap::new();
+    let mut positions = HashMap::new();
     let slots = works
         .iter()
         .map(|work| {
@@ -320,8 +343,12 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
         let key = array.chunk_key(&shard);
         let index = if Sharding::read_whole(array, &shard, subset)? {
             sharding.index(storage.get(&key), true)
+        } else if let Some(index) = sharding.kept(&shard) {
+            index
         } else {
-            sharding.index(storage.get_partial(&key, sharding.index_range), false)
+            let index = sharding.index(storage.get_partial(&key, sharding.index_range), false);
+            sharding.keep(&shard, &index);
+            index
         };
         let (limit, options) = concurrency(works.len(), &shard_options);
         let read = |mut work: ChunkWork<'_>| {

@@ -1,8 +1,9 @@
 //! `read-windows URL ARRAY OUT REPEATS WINDOW...`: reads windows of the float64 array at path
 //! `ARRAY` of the Zarr hierarchy served at `URL` by `serve`, each `REPEATS` times after one
 //! warm-up read, into a reused buffer: through `zarrs_http` with zarrs' own read and with
-//! `FusedReader`, and through `object_store`'s HTTP client with zarrs' own asynchronous read and
-//! with `FusedReader`'s; and, where the hierarchy holds `ARRAY_u16` (the same integers as a plain
+//! `FusedReader` (also one keeping the shards' indexes from read to read,
+//! `with_shard_index_cache`, whose warm-up read fetches them), and through `object_store`'s HTTP
+//! client with zarrs' own asynchronous read and with `FusedReader`'s (both ways); and, where the hierarchy holds `ARRAY_u16` (the same integers as a plain
 //! uint16 array, laid out alike), zarrs' read of those integers: what the read costs without the
 //! codecs. Prints a Markdown table row per window and read: the median time, and the
 //! requests and KiB per read the server counted (`/.stats`). Every read of a window must agree
@@ -91,11 +92,13 @@ fn main() {
     let array = Array::open(Arc::new(HTTPStore::new(url).expect("an HTTP URL")), &node)
         .expect("a Zarr V3 array");
     let reader = FusedReader::new(&array);
+    let keeping = FusedReader::new(&array).with_shard_index_cache();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let async_array = runtime
         .block_on(Array::async_open(http_object_store(url), &node))
         .expect("a Zarr V3 array");
     let async_reader = FusedReader::new(&async_array);
+    let async_keeping = FusedReader::new(&async_array).with_shard_index_cache();
     let raw = Array::open(
         Arc::new(HTTPStore::new(url).expect("an HTTP URL")),
         &format!("{node}_u16"),
@@ -125,15 +128,20 @@ fn main() {
             }),
         );
         check("zarrs", &values);
-        row(
-            "FusedReader (zarrs_http)",
-            timed(url, repeats, || {
-                reader
-                    .retrieve_array_subset_into(&subset, &mut values)
-                    .unwrap();
-            }),
-        );
-        check("FusedReader", &values);
+        for (name, reader) in [
+            ("FusedReader (zarrs_http)", &reader),
+            ("FusedReader, shard indexes kept (zarrs_http)", &keeping),
+        ] {
+            row(
+                name,
+                timed(url, repeats, || {
+                    reader
+                        .retrieve_array_subset_into(&subset, &mut values)
+                        .unwrap();
+                }),
+            );
+            check(name, &values);
+        }
         row(
             "zarrs async (object_store)",
             timed(url, repeats, || {
@@ -143,15 +151,23 @@ fn main() {
             }),
         );
         check("zarrs async", &values);
-        row(
-            "FusedReader async (object_store)",
-            timed(url, repeats, || {
-                runtime
-                    .block_on(async_reader.async_retrieve_array_subset_into(&subset, &mut values))
-                    .unwrap();
-            }),
-        );
-        check("FusedReader async", &values);
+        for (name, reader) in [
+            ("FusedReader async (object_store)", &async_reader),
+            (
+                "FusedReader async, shard indexes kept (object_store)",
+                &async_keeping,
+            ),
+        ] {
+            row(
+                name,
+                timed(url, repeats, || {
+                    runtime
+                        .block_on(reader.async_retrieve_array_subset_into(&subset, &mut values))
+                        .unwrap();
+                }),
+            );
+            check(name, &values);
+        }
         if let Some(raw) = &raw {
             row(
                 "zarrs, the plain uint16 integers (zarrs_http)",
