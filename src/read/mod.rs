@@ -244,7 +244,8 @@ impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
     /// `ArrayShardedExtCache`, it is for arrays that are not written while the reader is used:
     /// an index kept from before a shard was rewritten points at bytes that are no longer the
     /// inner chunk's. An absent shard or an index that could not be read is not kept, and a
-    /// read that covers a whole shard reads it whole as before.
+    /// read that covers a whole shard reads it whole as before. The reader holds every index it
+    /// keeps (16 bytes per inner chunk) until it is dropped.
     ///
     /// Has no effect where reads are not fused or the array is not sharded.
     #[must_use]
