@@ -181,9 +181,24 @@ fn scalar(t: Type, bits: u64) -> Json {
 /// for the data types without an element type of their own.
 fn fused_read(array: &Array<MemoryStore>, name: &str, subset: &ArraySubset) -> Option<Result<Vec<u8>, String>> {
     fn read<T: zarrs::array::Element + bytemuck::Pod>(array: &Array<MemoryStore>, subset: &ArraySubset) -> Result<Vec<u8>, String> {
-        let mut out = vec![T::zeroed(); subset.num_elements() as usize];
-        bytemuck::cast_slice_mut::<T, u8>(&mut out).fill(0xAA);
-        FusedReader::new(array).retrieve_array_subset_into(subset, &mut out).map_err(|e| e.to_string())?;
+        let unwritten = || {
+            let mut out = vec![T::zeroed(); subset.num_elements() as usize];
+            bytemuck::cast_slice_mut::<T, u8>(&mut out).fill(0xAA);
+            out
+        };
+        let mut out = unwritten();
+        let result = FusedReader::new(array).retrieve_array_subset_into(subset, &mut out).map_err(|e| e.to_string());
+        // A reader keeping the shards' indexes reads the same, the second time from them.
+        let keeping = FusedReader::new(array).with_shard_index_cache();
+        for _ in 0..2 {
+            let mut again = unwritten();
+            let kept = keeping.retrieve_array_subset_into(subset, &mut again);
+            assert_eq!(kept.is_ok(), result.is_ok(), "kept indexes {subset:?}: {kept:?}");
+            if kept.is_ok() {
+                assert_eq!(bytemuck::cast_slice::<T, u8>(&again), bytemuck::cast_slice::<T, u8>(&out), "kept indexes {subset:?}");
+            }
+        }
+        result?;
         Ok(bytemuck::cast_slice(&out).to_vec())
     }
     Some(match name {
