@@ -46,7 +46,6 @@ pub(super) struct Sharding {
 }
 
 /// The index of one shard.
-#[derive(Clone)]
 pub(super) enum ShardIndex {
     /// The shard does not exist: its elements are the array's fill value.
     Absent,
