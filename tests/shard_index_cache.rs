@@ -1,28 +1,48 @@
 //! `FusedReader::with_shard_index_cache`: a reader that keeps the shards' indexes reads each
 //! index from the store once, later windows of the same shard with one request each, and reads
-//! exactly what zarrs reads; shards that did not exist are looked for again.
+//! exactly what zarrs reads; shards that did not exist are looked for again. Of an inner chunk
+//! compressed by Blosc and read whole once, later windows fetch only the blocks they need.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::json;
+use zarrs::array::CodecOptions;
 use zarrs::array::{Array, ArrayMetadata, ArraySubset};
 use zarrs::storage::byte_range::ByteRangeIterator;
 use zarrs::storage::store::MemoryStore;
 use zarrs::storage::{MaybeBytesIterator, ReadableStorageTraits, StorageError, StoreKey};
 use zarrs_scale_offset_cast::FusedReader;
+use zarrs_scale_offset_cast_reference::{Seeded, model_seed_label};
 
-/// A memory store that counts the reads made of it (each `get` or range request).
+/// A memory store that counts the reads made of it (each `get` or range request) and the bytes
+/// they return.
 #[derive(Debug)]
 struct Counted {
     inner: Arc<MemoryStore>,
     reads: AtomicUsize,
+    bytes: AtomicUsize,
 }
 
 impl Counted {
+    fn new(inner: Arc<MemoryStore>) -> Self {
+        Self {
+            inner,
+            reads: AtomicUsize::new(0),
+            bytes: AtomicUsize::new(0),
+        }
+    }
+
     /// The reads made since the last call.
     fn take(&self) -> usize {
+        self.bytes.swap(0, Ordering::SeqCst);
         self.reads.swap(0, Ordering::SeqCst)
+    }
+
+    /// The reads made and the bytes they returned since the last call.
+    fn take_bytes(&self) -> (usize, usize) {
+        let bytes = self.bytes.swap(0, Ordering::SeqCst);
+        (self.reads.swap(0, Ordering::SeqCst), bytes)
     }
 }
 
@@ -33,7 +53,18 @@ impl ReadableStorageTraits for Counted {
         byte_ranges: ByteRangeIterator<'a>,
     ) -> Result<MaybeBytesIterator<'a>, StorageError> {
         self.reads.fetch_add(1, Ordering::SeqCst);
-        self.inner.get_partial_many(key, byte_ranges)
+        let parts: Option<Vec<_>> = self
+            .inner
+            .get_partial_many(key, byte_ranges)?
+            .map(Iterator::collect::<Result<_, _>>)
+            .transpose()?;
+        Ok(parts.map(|parts: Vec<zarrs::storage::Bytes>| {
+            let len: usize = parts.iter().map(zarrs::storage::Bytes::len).sum();
+            self.bytes.fetch_add(len, Ordering::SeqCst);
+            let parts: Box<dyn Iterator<Item = Result<zarrs::storage::Bytes, StorageError>>> =
+                Box::new(parts.into_iter().map(Ok));
+            parts
+        }))
     }
 
     fn size_key(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
@@ -93,10 +124,7 @@ fn kept_indexes_save_a_request_per_window_and_read_what_zarrs_reads() {
     writer
         .store_array_subset(&[0..8, 0..8], values(&[0..8, 0..8], 0.25))
         .unwrap();
-    let counted = Arc::new(Counted {
-        inner: memory.clone(),
-        reads: AtomicUsize::new(0),
-    });
+    let counted = Arc::new(Counted::new(memory.clone()));
     let array = Array::open(counted.clone(), "/").unwrap();
     counted.take();
     let plain = FusedReader::new(&array);
@@ -133,4 +161,173 @@ fn kept_indexes_save_a_request_per_window_and_read_what_zarrs_reads() {
     // A read covering whole shards reads them whole, one request each, cache or not.
     same_as_zarrs(&keeping, &writer, &[0, 8, 0, 16]);
     assert_eq!(counted.take(), 2);
+}
+
+/// A float64 array of `shape` in shards of `shard` holding inner chunks of `inner`, stored as
+/// uint16 inside the shards (as zarr-python writes them), compressed by Blosc in blocks of
+/// `block_size` bytes with `shuffle`.
+fn blosc_metadata(
+    shape: &[u64],
+    shard: &[u64],
+    inner: &[u64],
+    block_size: u64,
+    shuffle: &str,
+) -> ArrayMetadata {
+    serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": shape, "data_type": "float64",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": shard}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN",
+        "codecs": [{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": inner,
+            "codecs": [
+                {"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}},
+                {"name": "cast_value", "configuration": {"data_type": "uint16",
+                    "out_of_range": "clamp",
+                    "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}},
+                {"name": "bytes", "configuration": {"endian": "little"}},
+                {"name": "blosc", "configuration": {"cname": "zstd", "clevel": 3,
+                    "shuffle": shuffle, "typesize": 2, "blocksize": block_size}}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                {"name": "crc32c"}],
+            "index_location": "end"}}]
+    }))
+    .unwrap()
+}
+
+/// Values for `n` elements, every 41st NaN.
+fn varied(n: u64) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            if i % 41 == 40 {
+                f64::NAN
+            } else {
+                f64::from(u32::try_from(i * 7919 % 60_000).unwrap()) * 1e-4
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn kept_blosc_blocks_fetch_only_what_a_window_needs() {
+    let memory = Arc::new(MemoryStore::new());
+    let metadata = blosc_metadata(&[128, 128], &[64, 128], &[64, 64], 1024, "shuffle");
+    let writer = Array::new_with_metadata(memory.clone(), "/", metadata).unwrap();
+    writer.store_metadata().unwrap();
+    writer
+        .store_array_subset(&[0..128, 0..128], varied(128 * 128))
+        .unwrap();
+    let counted = Arc::new(Counted::new(memory.clone()));
+    let array = Array::open(counted.clone(), "/").unwrap();
+    let keeping = FusedReader::new(&array).with_shard_index_cache();
+    counted.take();
+    // The first window of inner chunk (0, 0): its index, then the whole chunk.
+    same_as_zarrs(&keeping, &writer, &[3, 9, 5, 40]);
+    let (reads, first) = counted.take_bytes();
+    assert_eq!(reads, 2);
+    // Later windows of the chunk: the blocks holding their rows (a block is 8 rows of 64), one
+    // request, fewer bytes.
+    for window in [
+        [3, 9, 5, 40],
+        [40, 44, 0, 64],
+        [63, 64, 63, 64],
+        [0, 1, 0, 1],
+    ] {
+        same_as_zarrs(&keeping, &writer, &window);
+        let (reads, bytes) = counted.take_bytes();
+        assert_eq!(reads, 1, "{window:?}");
+        assert!(
+            bytes * 3 < first,
+            "{window:?}: {bytes} bytes of the chunk's {first}"
+        );
+    }
+    // Most of the chunk: the whole chunk again.
+    same_as_zarrs(&keeping, &writer, &[0, 40, 0, 64]);
+    let (reads, bytes) = counted.take_bytes();
+    assert_eq!((reads, bytes), (1, first - 2 * 8 * 2 - 4));
+    // Another inner chunk of the same shard: the index is kept, the chunk read whole first.
+    same_as_zarrs(&keeping, &writer, &[10, 12, 70, 72]);
+    let (reads, bytes) = counted.take_bytes();
+    assert_eq!(reads, 1);
+    assert!(bytes * 3 > first, "{bytes}");
+    same_as_zarrs(&keeping, &writer, &[10, 12, 70, 72]);
+    let (_, blocks) = counted.take_bytes();
+    assert!(blocks * 3 < bytes, "{blocks} of {bytes}");
+}
+
+#[test]
+fn random_windows_of_blosc_blocks_read_what_zarrs_reads() {
+    // The same cases on every run, unless `MODEL_SEED` asks for fresh ones.
+    let mut random = Seeded::for_test(0xb105_c0b1_0c45_0031);
+    let mut below = |n: u64| random.below(n);
+    let (mut windows, mut by_blocks) = (0, 0);
+    for case in 0..12 {
+        let inner: Vec<u64> = (0..2).map(|_| 8 + below(40)).collect();
+        let shard: Vec<u64> = inner.iter().map(|&n| n * (1 + below(2))).collect();
+        let shape: Vec<u64> = shard.iter().map(|&n| 1 + below(n * 2)).collect();
+        let shuffle = ["noshuffle", "shuffle", "bitshuffle"][usize::try_from(case % 3).unwrap()];
+        let block_size = [64, 256, 1024][usize::try_from(below(3)).unwrap()];
+        let metadata = blosc_metadata(&shape, &shard, &inner, block_size, shuffle);
+        let memory = Arc::new(MemoryStore::new());
+        let writer = Array::new_with_metadata(memory.clone(), "/", metadata).unwrap();
+        writer.store_metadata().unwrap();
+        let whole = ArraySubset::new_with_shape(shape.clone());
+        writer
+            .store_array_subset(&whole, varied(whole.num_elements()))
+            .unwrap();
+        let counted = Arc::new(Counted::new(memory));
+        let array = Array::open(counted.clone(), "/").unwrap();
+        let plain = FusedReader::new(&array);
+        let keeping = FusedReader::new(&array).with_shard_index_cache();
+        let context = format!("{shape:?} in {shard:?} of {inner:?}, {shuffle}, {block_size} B");
+        let per_shard: u64 = shard.iter().zip(&inner).map(|(s, i)| s / i).product();
+        let index_bytes = usize::try_from(per_shard * 16 + 4).unwrap();
+        for _ in 0..8 {
+            let start: Vec<u64> = shape.iter().map(|&n| below(n)).collect();
+            let end: Vec<u64> = start
+                .iter()
+                .zip(&shape)
+                .map(|(&s, &n)| s + 1 + below((n - s).min(12)))
+                .collect();
+            let subset = ArraySubset::new_with_ranges(&[start[0]..end[0], start[1]..end[1]]);
+            let shards: usize = (0..2)
+                .map(|d| {
+                    usize::try_from((end[d] - 1) / shard[d] - start[d] / shard[d] + 1).unwrap()
+                })
+                .product();
+            let expected: Vec<f64> = writer.retrieve_array_subset(&subset).unwrap();
+            let bits = |values: &[f64]| values.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            // Without the cache: the indexes and the whole inner chunks.
+            counted.take();
+            let got: Vec<f64> = plain.retrieve_array_subset(&subset).unwrap();
+            assert_eq!(bits(&got), bits(&expected), "{context} {subset:?}");
+            let whole = counted.take_bytes().1 - shards * index_bytes;
+            // Three times through the keeping reader: the later reads take the block tables the
+            // first kept, on one thread and on four.
+            for (n, threads) in [1, 1, 4].into_iter().enumerate() {
+                let options = CodecOptions::default().with_concurrent_target(threads);
+                let got: Vec<f64> = keeping
+                    .retrieve_array_subset_opt(&subset, &options)
+                    .unwrap();
+                assert_eq!(bits(&got), bits(&expected), "{context} {subset:?}");
+                let (_, bytes) = counted.take_bytes();
+                if n == 1 {
+                    assert!(
+                        bytes <= whole,
+                        "{context} {subset:?}: {bytes} bytes of {whole}"
+                    );
+                    by_blocks += usize::from(bytes < whole);
+                }
+            }
+            windows += 1;
+        }
+    }
+    println!(
+        "{}: {windows} windows read three times, {by_blocks} of them by blocks",
+        model_seed_label()
+    );
+    assert_eq!(windows, 96);
+    assert!(
+        by_blocks * 4 > windows,
+        "{by_blocks} of {windows} windows read by blocks"
+    );
 }

@@ -1,6 +1,7 @@
 //! The fused read from zarrs' asynchronous stores (feature `async`): chunks fetched concurrently,
 //! a batch at a time, and decoded on rayon threads as the synchronous read decodes them.
 
+use std::num::NonZeroU64;
 use std::sync::Arc;
 
 use bytemuck::Zeroable;
@@ -167,6 +168,9 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
                         };
                         work.decode(plan, &shape, &encoded, &chunk_options)
                     }
+                    Fetched::Part(encoded, shape) => {
+                        work.decode_part(plan, shape, &encoded, &chunk_options)
+                    }
                 })
             };
             let pairs = batch.iter_mut().zip(fetched);
@@ -210,7 +214,9 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
         };
         let slot = shards.slots[i];
         let index = &shards.indexes[slot];
-        Ok(match sharding.source(index, &work.indices) {
+        let source = sharding.source(index, &work.indices);
+        let source = sharding.narrow(source, &work.indices, work.span(plan.kernel.sizes().1));
+        Ok(match source {
             Source::Fill => Fetched::Fill(match index {
                 ShardIndex::Absent => array.fill_value().as_ne_bytes(),
                 _ => sharding.missing.as_deref().expect("checked by `source`"),
@@ -220,8 +226,19 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
             Source::Range(range) => {
                 let key = array.chunk_key(&shards.indices[slot]);
                 match storage.get_partial(&key, range).await {
-                    Ok(Some(encoded)) => Fetched::Encoded(encoded),
+                    Ok(Some(encoded)) => {
+                        sharding.keep_blocks(&work.indices, &encoded);
+                        Fetched::Encoded(encoded)
+                    }
                     Ok(None) | Err(_) => Fetched::Zarrs,
+                }
+            }
+            Source::Blocks(range, table, within) => {
+                let key = array.chunk_key(&shards.indices[slot]);
+                let part = storage.get_partial(&key, range).await.ok().flatten();
+                match part.and_then(|part| table.sparse(within, &part)) {
+                    Some(sparse) => Fetched::Part(sparse, sharding.inner_shape()),
+                    None => Fetched::Zarrs,
                 }
             }
         })
@@ -311,6 +328,9 @@ enum Fetched<'a> {
     Fill(&'a [u8]),
     /// Its stored bytes.
     Encoded(Bytes),
+    /// The blocks of its stored bytes holding the elements the read needs, within a chunk of
+    /// zeros, and the inner chunks' shape.
+    Part(Bytes, &'a [NonZeroU64]),
     /// zarrs reads it.
     Zarrs,
 }

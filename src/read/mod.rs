@@ -10,6 +10,7 @@
 
 #[cfg(feature = "async")]
 mod asynchronous;
+mod blocks;
 mod fused;
 mod output;
 mod pieces;
@@ -244,8 +245,15 @@ impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
     /// `ArrayShardedExtCache`, it is for arrays that are not written while the reader is used:
     /// an index kept from before a shard was rewritten points at bytes that are no longer the
     /// inner chunk's. An absent shard or an index that could not be read is not kept, and a
-    /// read that covers a whole shard reads it whole as before. The reader holds every index it
-    /// keeps (16 bytes per inner chunk) until it is dropped.
+    /// read that covers a whole shard reads it whole as before.
+    ///
+    /// Of each inner chunk compressed by Blosc alone that it has fetched whole, the reader also
+    /// keeps where the Blosc blocks lie (the Blosc header and block starts): a later read of at
+    /// most half of that chunk fetches only the blocks holding the elements it needs (one range
+    /// request, a third of the chunk's bytes for a 512² window of a 1830² chunk in blocks of
+    /// 256 KiB), and where those blocks cannot be decoded zarrs reads the chunk and reports what
+    /// it finds. The reader holds what it keeps (16 bytes per inner chunk of the shards read,
+    /// and 4 bytes per Blosc block of the chunks read) until it is dropped.
     ///
     /// Has no effect where reads are not fused or the array is not sharded.
     #[must_use]

@@ -48,7 +48,7 @@ impl ChunkWork<'_> {
     }
 
     /// The elements of the chunk from the first to the last the pieces need.
-    fn span(&self, out_size: usize) -> std::ops::Range<usize> {
+    pub(super) fn span(&self, out_size: usize) -> std::ops::Range<usize> {
         let first = self.pieces.iter().map(|(input, _)| *input).min();
         let end = self
             .pieces
@@ -91,6 +91,32 @@ impl ChunkWork<'_> {
         encoded: &Bytes,
         options: &CodecOptions,
     ) -> Filled {
+        self.decode_from(plan, chunk_shape, encoded, true, options)
+    }
+
+    /// [`Self::decode`] from a chunk of which only the blocks holding the pieces' elements were
+    /// fetched ([`super::blocks`]): where those elements cannot be decoded without the rest,
+    /// zarrs reads the chunk.
+    pub(super) fn decode_part(
+        &mut self,
+        plan: &Plan,
+        chunk_shape: &[NonZeroU64],
+        encoded: &Bytes,
+        options: &CodecOptions,
+    ) -> Filled {
+        self.decode_from(plan, chunk_shape, encoded, false, options)
+    }
+
+    /// [`Self::decode`], decoding the whole chunk where a part cannot be decoded only if
+    /// `whole` (the chunk was fetched whole).
+    fn decode_from(
+        &mut self,
+        plan: &Plan,
+        chunk_shape: &[NonZeroU64],
+        encoded: &Bytes,
+        whole: bool,
+        options: &CodecOptions,
+    ) -> Filled {
         let (in_size, out_size) = plan.kernel.sizes();
         // Only the elements between the first and the last the pieces need, where the chunk's
         // compressor decodes a part for less.
@@ -101,6 +127,9 @@ impl ChunkWork<'_> {
             decode_span(plan, encoded, chunk_shape, span.clone(), options)
                 .map(|decoded| (decoded, span.start))
         };
+        if part.is_none() && !whole {
+            return Filled::ThroughZarrs;
+        }
         let (decoded, base): (Cow<'_, [u8]>, usize) = if let Some((decoded, base)) = part {
             (Cow::Owned(decoded), base)
         } else {

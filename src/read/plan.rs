@@ -102,7 +102,22 @@ pub(super) fn plan<TStorage: ?Sized>(array: &Array<TStorage>) -> Option<Plan> {
         kernel = fused;
     }
     let shards = match sharding {
-        Some(configuration) => Some(shards::Sharding::new(array, &configuration, missing)?),
+        Some(configuration) => {
+            // Inner chunks compressed by Blosc alone may be fetched by their blocks.
+            let blosc = (bytes.bytes_to_bytes_codecs().len() == 1
+                && configuration
+                    .codecs
+                    .last()
+                    .is_some_and(|codec| codec.name() == "blosc"))
+            .then(|| data_type.fixed_size())
+            .flatten();
+            Some(shards::Sharding::new(
+                array,
+                &configuration,
+                missing,
+                blosc,
+            )?)
+        }
         None => None,
     };
     let inner = CodecChain::new(

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 use std::num::NonZeroU64;
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use zarrs::array::chunk_grid::RegularChunkGrid;
@@ -23,7 +24,9 @@ use zarrs_metadata_ext::codec::sharding::{
     ShardingCodecConfiguration, ShardingCodecConfigurationV1, ShardingIndexLocation,
 };
 
+use super::blocks::BlockTable;
 use super::pieces::{ChunkWork, Filled};
+use super::span::worth_a_part;
 use super::{Plan, concurrency, for_each_limited};
 use crate::kernel::driver::Output;
 
@@ -40,9 +43,22 @@ pub(super) struct Sharding {
     /// One element of the array's data type for the elements of an inner chunk a shard does not
     /// hold, as zarrs reads them; `None` where zarrs must read them.
     pub(super) missing: Option<Vec<u8>>,
-    /// The indexes read so far, by shard, where the reader keeps them
+    /// The bytes of one stored element where the inner chunks are compressed by Blosc alone
+    /// (whose blocks a part of a chunk can be fetched by).
+    blosc: Option<usize>,
+    /// The indexes and block tables read so far, where the reader keeps them
     /// ([`FusedReader::with_shard_index_cache`](crate::FusedReader::with_shard_index_cache)).
-    pub(super) kept: Option<Mutex<HashMap<ArrayIndices, Vec<u64>>>>,
+    pub(super) kept: Option<Mutex<Kept>>,
+}
+
+/// What a reader keeps of the shards it read.
+#[derive(Default)]
+pub(super) struct Kept {
+    /// The index of each shard.
+    indexes: HashMap<ArrayIndices, Vec<u64>>,
+    /// The block table of each Blosc-compressed inner chunk read whole, by its indices on the
+    /// inner grid.
+    blocks: HashMap<ArrayIndices, Arc<BlockTable>>,
 }
 
 /// The index of one shard.
@@ -62,6 +78,9 @@ pub(super) enum Source {
     Fill,
     /// The inner chunk's stored bytes at this range of the shard.
     Range(ByteRange),
+    /// The blocks of the inner chunk holding the elements a read needs, at this range of the
+    /// shard: the chunk is then decoded from them alone (zarrs reads it where it cannot be).
+    Blocks(ByteRange, Arc<BlockTable>, Range<usize>),
     /// The inner chunk's stored bytes, out of the shard read whole.
     Held(Bytes),
     /// zarrs reads them.
@@ -103,11 +122,13 @@ impl Parts {
 }
 
 impl Sharding {
-    /// The sharding of `array` from its `parts`; `missing` as for [`Sharding::missing`].
+    /// The sharding of `array` from its `parts`; `missing` as for [`Sharding::missing`],
+    /// `blosc` as for [`Sharding::blosc`].
     pub(super) fn new<TStorage: ?Sized>(
         array: &Array<TStorage>,
         configuration: &ShardingCodecConfigurationV1,
         missing: Option<Vec<u8>>,
+        blosc: Option<usize>,
     ) -> Option<Self> {
         let zeros = vec![0; array.dimensionality()];
         let shard_shape = array.chunk_shape(&zeros).ok()?;
@@ -150,6 +171,7 @@ impl Sharding {
             index_shape,
             index_range,
             missing,
+            blosc,
             kept: None,
         })
     }
@@ -234,7 +256,7 @@ impl Sharding {
     /// The index of `shard` kept from an earlier read, where the reader keeps them.
     pub(super) fn kept(&self, shard: &[u64]) -> Option<ShardIndex> {
         let kept = self.kept.as_ref()?.lock().ok()?;
-        let entries = kept.get(shard)?.clone();
+        let entries = kept.indexes.get(shard)?.clone();
         Some(ShardIndex::Entries(entries, None))
     }
 
@@ -244,8 +266,52 @@ impl Sharding {
         if let (Some(kept), ShardIndex::Entries(entries, None)) = (&self.kept, index)
             && let Ok(mut kept) = kept.lock()
         {
-            kept.insert(shard.to_vec(), entries.clone());
+            kept.indexes.insert(shard.to_vec(), entries.clone());
         }
+    }
+
+    /// Keeps the block table of the inner chunk at `inner` from `stored`, the whole chunk as
+    /// read, where the reader keeps indexes and the chunk is compressed by Blosc alone.
+    pub(super) fn keep_blocks(&self, inner: &[u64], stored: &Bytes) {
+        if let (Some(kept), Some(_)) = (&self.kept, self.blosc)
+            && let Some(table) = BlockTable::of(stored)
+            && let Ok(mut kept) = kept.lock()
+        {
+            kept.blocks.insert(inner.to_vec(), Arc::new(table));
+        }
+    }
+
+    /// `source`, the inner chunk at `inner`, narrowed to the blocks holding its elements `span`
+    /// where the reader holds the chunk's block table and the elements are few enough to be
+    /// decoded without the rest.
+    pub(super) fn narrow(&self, source: Source, inner: &[u64], span: Range<usize>) -> Source {
+        let (Source::Range(range), Some(size), Some(kept)) = (&source, self.blosc, &self.kept)
+        else {
+            return source;
+        };
+        let elements = self
+            .grid
+            .chunk_shape()
+            .iter()
+            .map(|n| n.get())
+            .product::<u64>();
+        if !usize::try_from(elements).is_ok_and(|elements| worth_a_part(span.len(), elements)) {
+            return source;
+        }
+        let Some(table) = kept
+            .lock()
+            .ok()
+            .and_then(|kept| kept.blocks.get(inner).cloned())
+        else {
+            return source;
+        };
+        let (ByteRange::FromStart(offset, Some(_)), Some(within)) =
+            (range, table.blocks(span.start * size..span.end * size))
+        else {
+            return source;
+        };
+        let fetch = ByteRange::FromStart(offset + within.start as u64, Some(within.len() as u64));
+        Source::Blocks(fetch, table, within)
     }
 
     /// Where the elements of the inner chunk at `inner` come from, given its shard's `index`.
@@ -351,7 +417,9 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
         };
         let (limit, options) = concurrency(works.len(), &shard_options);
         let read = |mut work: ChunkWork<'_>| {
-            let filled = match sharding.source(&index, &work.indices) {
+            let source = sharding.source(&index, &work.indices);
+            let source = sharding.narrow(source, &work.indices, work.span(out_size));
+            let filled = match source {
                 Source::Fill => {
                     work.fill_with(match index {
                         ShardIndex::Absent => fill,
@@ -365,10 +433,20 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
                 }
                 Source::Range(range) => match storage.get_partial(&key, range) {
                     Ok(Some(encoded)) => {
+                        sharding.keep_blocks(&work.indices, &encoded);
                         work.decode(plan, sharding.inner_shape(), &encoded, &options)
                     }
                     Ok(None) | Err(_) => Filled::ThroughZarrs,
                 },
+                Source::Blocks(range, table, within) => {
+                    let part = storage.get_partial(&key, range).ok().flatten();
+                    match part.and_then(|part| table.sparse(within, &part)) {
+                        Some(sparse) => {
+                            work.decode_part(plan, sharding.inner_shape(), &sparse, &options)
+                        }
+                        None => Filled::ThroughZarrs,
+                    }
+                }
             };
             if let Filled::ThroughZarrs = filled {
                 let region = array.chunk_subset(&shard)?.overlap(subset)?;

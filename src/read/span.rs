@@ -31,7 +31,7 @@ pub(super) fn decode_span(
 ) -> Option<Vec<u8>> {
     let compressors = plan.inner.bytes_to_bytes_codecs();
     let elements = usize::try_from(chunk_shape.iter().map(|n| n.get()).product::<u64>()).ok()?;
-    if compressors.is_empty() || span.len() * 2 > elements || span.end > elements {
+    if compressors.is_empty() || !worth_a_part(span.len(), elements) || span.end > elements {
         return None;
     }
     let size = plan.stored.fixed_size()?;
@@ -89,6 +89,12 @@ pub(super) fn decode_span(
         )
         .ok()?;
     Some(decoded.into_fixed().ok()?.into_owned())
+}
+
+/// Whether `len` elements of a chunk of `elements` are few enough to be decoded without the rest
+/// (at most half of them: decoding a part costs more per element than decoding the whole).
+pub(super) fn worth_a_part(len: usize, elements: usize) -> bool {
+    len * 2 <= elements
 }
 
 /// A chunk's stored bytes as the input of the compressors' partial decoders, which lend the
