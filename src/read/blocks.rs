@@ -82,6 +82,11 @@ impl BlockTable {
         })
     }
 
+    /// The stored chunk's size.
+    pub(super) fn stored_size(&self) -> usize {
+        self.stored
+    }
+
     /// The stored bytes holding the decompressed bytes `decoded` of the chunk: from the first
     /// byte of any block they touch to the last; `None` where `decoded` is empty or beyond the
     /// chunk.

@@ -305,11 +305,15 @@ impl Sharding {
         else {
             return source;
         };
-        let (ByteRange::FromStart(offset, Some(_)), Some(within)) =
+        // The table must be of the chunk the index points at (as large).
+        let (ByteRange::FromStart(offset, Some(len)), Some(within)) =
             (range, table.blocks(span.start * size..span.end * size))
         else {
             return source;
         };
+        if *len != table.stored_size() as u64 {
+            return source;
+        }
         let fetch = ByteRange::FromStart(offset + within.start as u64, Some(within.len() as u64));
         Source::Blocks(fetch, table, within)
     }
