@@ -112,11 +112,16 @@ fn random_sharded_arrays_read_the_same() {
             index_at_start: below(2) == 0,
             index_crc32c: below(2) == 0,
             compressors: compressors[usize::try_from(below(3)).unwrap()].clone(),
-            fill: if below(3) == 0 {
-                json!(0.5)
-            } else {
-                json!("NaN")
-            },
+            // A NaN with a payload is stored as 0 and reads back as the plain NaN: the elements
+            // of missing inner chunks then differ from the array's fill value where the codecs
+            // are outside.
+            fill: [
+                json!(0.5),
+                json!("NaN"),
+                json!("NaN"),
+                json!("0x7ff4000000000001"),
+            ][usize::try_from(below(4)).unwrap()]
+            .clone(),
         };
         let (store, array) = layout.array();
         assert!(FusedReader::new(&array).is_fused(), "{layout:?}");
@@ -183,6 +188,57 @@ fn shard_subsets() -> Vec<ArraySubset> {
     .iter()
     .map(|ranges| ArraySubset::new_with_ranges(ranges))
     .collect()
+}
+
+#[test]
+fn missing_inner_chunks_read_as_the_inner_fill_value_decoded() {
+    // With the codecs outside the sharding codec, a missing inner chunk of a shard that exists
+    // holds the sharding codec's fill value (the array's, encoded), and reads as that decoded:
+    // here the plain NaN (stored as 0), not the array's NaN with a payload. A shard that does
+    // not exist reads as the array's fill value.
+    let mut cases = 0;
+    for codecs_inside in [false, true] {
+        let layout = Layout {
+            shape: vec![12, 12],
+            shard: vec![6, 6],
+            inner: vec![3, 3],
+            codecs_inside,
+            index_at_start: false,
+            index_crc32c: true,
+            compressors: json!([]),
+            fill: json!("0x7ff4000000000001"),
+        };
+        let (_, array) = layout.array();
+        // Inner chunk (0, 0) of shard (0, 0) only; shard (0, 1) and the lower shards absent.
+        array
+            .store_array_subset(&[0..3, 0..3], vec![0.25; 9])
+            .unwrap();
+        for subset in [[0..12, 0..12], [0..6, 0..6], [2..5, 2..5], [4..5, 7..8]] {
+            let subset = ArraySubset::new_with_ranges(&subset);
+            assert!(compare_with(
+                &array,
+                &subset,
+                &format!("{layout:?}"),
+                Errors::Same
+            ));
+            cases += 1;
+        }
+        let got: Vec<f64> = FusedReader::new(&array)
+            .retrieve_array_subset(&[4..5, 4..11])
+            .unwrap();
+        let bits: Vec<u64> = got.iter().map(|x| x.to_bits()).collect();
+        // A missing inner chunk of shard (0, 0), then shard (0, 1), which does not exist.
+        let inner = if codecs_inside {
+            0x7ff4_0000_0000_0001
+        } else {
+            f64::NAN.to_bits()
+        };
+        assert_eq!(
+            bits,
+            [&[inner; 2][..], &[0x7ff4_0000_0000_0001; 5]].concat()
+        );
+    }
+    assert_eq!(cases, 8);
 }
 
 #[test]

@@ -55,20 +55,12 @@ pub(super) fn plan<TStorage: ?Sized>(array: &Array<TStorage>) -> Option<Plan> {
     let mut data_type = array.data_type().clone();
     let mut fill = array.fill_value().clone();
     let mut kernels: Vec<Arc<dyn Kernel>> = Vec::new();
-    // The fill value of the sharding codec's inner chunks, as the outer codecs decode it.
+    // The fill value of the sharding codec's inner chunks (the array's, as the outer codecs
+    // encode it), as the outer codecs decode it.
     let mut missing = Some(array.fill_value().as_ne_bytes().to_vec());
     for (i, codec) in a2a.iter().enumerate() {
         if i == outer.len() && i > 0 {
-            missing = kernels
-                .iter()
-                .cloned()
-                .reduce(|first, next| Arc::new(Chain::new(next, first)))
-                .and_then(|kernel| {
-                    let mut element = vec![0; kernel.sizes().1];
-                    driver::apply_into(kernel.as_ref(), fill.as_ne_bytes(), &mut element)
-                        .ok()
-                        .map(|()| element)
-                });
+            missing = decoded_fill(&kernels, &fill);
         }
         let any = codec.as_any();
         let (kernel, encoded) = if let Some(codec) = any.downcast_ref::<ScaleOffsetCodec>() {
@@ -86,6 +78,10 @@ pub(super) fn plan<TStorage: ?Sized>(array: &Array<TStorage>) -> Option<Plan> {
         };
         kernels.extend(kernel);
         (data_type, fill) = encoded;
+    }
+    if outer.len() == a2a.len() {
+        // Every codec outside the sharding codec (or no sharding codec).
+        missing = decoded_fill(&kernels, &fill);
     }
     let mut kernel = kernels
         .into_iter()
@@ -132,4 +128,19 @@ pub(super) fn plan<TStorage: ?Sized>(array: &Array<TStorage>) -> Option<Plan> {
         kernel,
         shards,
     })
+}
+
+/// `fill`, a fill value as `kernels` (decodes, first codec first) receive it, decoded through
+/// them all; `None` where there are none or it fails to decode.
+fn decoded_fill(kernels: &[Arc<dyn Kernel>], fill: &FillValue) -> Option<Vec<u8>> {
+    kernels
+        .iter()
+        .cloned()
+        .reduce(|first, next| Arc::new(Chain::new(next, first)))
+        .and_then(|kernel| {
+            let mut element = vec![0; kernel.sizes().1];
+            driver::apply_into(kernel.as_ref(), fill.as_ne_bytes(), &mut element)
+                .ok()
+                .map(|()| element)
+        })
 }
