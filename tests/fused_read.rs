@@ -89,6 +89,61 @@ fn missing_partial_and_edge_chunks_read_the_same_in_both_endiannesses_and_compre
 }
 
 #[test]
+fn parts_of_blosc_chunks_read_the_same_whatever_blosc_counts_as_an_element() {
+    // Blosc decodes a part of a chunk from a multiple of its own element size (its `typesize`)
+    // on; where that does not divide the stored elements' size, the part is read another way.
+    // The values read are those zarrs reads from the same array compressed by zstd.
+    let metadata = |compressor: Json| -> ArrayMetadata {
+        let mut codecs = reflectance_codecs().as_array().unwrap().clone();
+        codecs.push(json!({"name": "bytes", "configuration": {"endian": "little"}}));
+        codecs.push(compressor);
+        serde_json::from_value(json!({
+            "zarr_format": 3, "node_type": "array", "shape": [64, 61], "data_type": "float64",
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [32, 61]}},
+            "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN", "codecs": codecs,
+        }))
+        .unwrap()
+    };
+    let zstd = json!({"name": "zstd", "configuration": {"level": 1, "checksum": false}});
+    let twin = Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", metadata(zstd)).unwrap();
+    twin.store_array_subset(&[0..64, 0..61], values(64 * 61))
+        .unwrap();
+    let mut checked = 0;
+    for type_size in [1, 2, 4, 8] {
+        for shuffle in ["noshuffle", "shuffle", "bitshuffle"] {
+            let blosc = json!({"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5,
+                "shuffle": shuffle, "typesize": type_size, "blocksize": 256}});
+            let array =
+                Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", metadata(blosc))
+                    .unwrap();
+            array
+                .store_array_subset(&[0..64, 0..61], values(64 * 61))
+                .unwrap();
+            let reader = FusedReader::new(&array);
+            // Windows of a few rows (a part of a chunk) from an element at an even and at an
+            // odd position of their chunk, of an even and of an odd count of elements.
+            for window in [
+                [3..5, 1..60],
+                [3..5, 2..59],
+                [10..11, 7..9],
+                [40..44, 31..60],
+            ] {
+                let expected: Vec<f64> = twin.retrieve_array_subset(&window).unwrap();
+                let got: Vec<f64> = reader.retrieve_array_subset(&window).unwrap();
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    bits(&got),
+                    bits(&expected),
+                    "{type_size} {shuffle} {window:?}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 4 * 3 * 4);
+}
+
+#[test]
 fn chunks_of_unequal_sizes_and_single_layers_read_the_same() {
     // A 3-D array on a rectangular grid: chunks of 1, 3 and 2 layers, of 4, 1, 7 and 5 rows, and
     // of 6 and 8 columns; partly written.

@@ -87,6 +87,11 @@ impl BlockTable {
         self.stored
     }
 
+    /// The bytes of one element, as Blosc counts them.
+    pub(super) fn type_size(&self) -> usize {
+        self.type_size
+    }
+
     /// The stored bytes holding the decompressed bytes `decoded` of the chunk: from the first
     /// byte of any block they touch to the last; `None` where `decoded` is empty or beyond the
     /// chunk.

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use zarrs::array::codec::{BytesCodec, CodecChain};
-use zarrs::array::{Array, DataType, FillValue};
+use zarrs::array::{Array, ArrayMetadata, DataType, FillValue};
+use zarrs_metadata_ext::codec::sharding::ShardingCodecConfigurationV1;
 
 use super::{fused, shards};
 use crate::kernel::{Chain, Kernel, driver};
@@ -22,6 +23,9 @@ pub(super) struct Plan {
     pub(super) kernel: Arc<dyn Kernel>,
     /// For a sharded array: its shards' layout; the chunks the codecs decode are its inner chunks.
     pub(super) shards: Option<shards::Sharding>,
+    /// Whether the first bytes-to-bytes codec of the stored chunks (the last to decode) is
+    /// Blosc, which decodes a part only from its own element boundaries on.
+    pub(super) blosc_first: bool,
 }
 
 /// The plan for `array`, if its codec chain can be fused: array-to-array codecs of this crate
@@ -97,16 +101,18 @@ pub(super) fn plan<TStorage: ?Sized>(array: &Array<TStorage>) -> Option<Plan> {
     {
         kernel = fused;
     }
+    let blosc_first = blosc_first(
+        array,
+        sharding.as_ref(),
+        (outer.len(), a2a.len() - outer.len()),
+        !bytes.bytes_to_bytes_codecs().is_empty(),
+    );
     let shards = match sharding {
         Some(configuration) => {
             // Inner chunks compressed by Blosc alone may be fetched by their blocks.
-            let blosc = (bytes.bytes_to_bytes_codecs().len() == 1
-                && configuration
-                    .codecs
-                    .last()
-                    .is_some_and(|codec| codec.name() == "blosc"))
-            .then(|| data_type.fixed_size())
-            .flatten();
+            let blosc = (bytes.bytes_to_bytes_codecs().len() == 1 && blosc_first)
+                .then(|| data_type.fixed_size())
+                .flatten();
             Some(shards::Sharding::new(
                 array,
                 &configuration,
@@ -127,6 +133,7 @@ pub(super) fn plan<TStorage: ?Sized>(array: &Array<TStorage>) -> Option<Plan> {
         inner,
         kernel,
         shards,
+        blosc_first,
     })
 }
 
@@ -143,4 +150,22 @@ fn decoded_fill(kernels: &[Arc<dyn Kernel>], fill: &FillValue) -> Option<Vec<u8>
                 .ok()
                 .map(|()| element)
         })
+}
+
+/// Whether the first bytes-to-bytes codec of the stored chunks is Blosc, by the codecs' names in
+/// the metadata of `array` or of its `sharding` codec (after the `outer` and `inner`
+/// array-to-array codecs and `bytes`); where the names are not known, whether there is any
+/// (Blosc's header is then checked).
+fn blosc_first<TStorage: ?Sized>(
+    array: &Array<TStorage>,
+    sharding: Option<&ShardingCodecConfigurationV1>,
+    (outer, inner): (usize, usize),
+    compressed: bool,
+) -> bool {
+    match (array.metadata(), sharding) {
+        (_, Some(configuration)) => configuration.codecs.get(inner + 1),
+        (ArrayMetadata::V3(metadata), None) => metadata.codecs.get(outer + 1),
+        (_, None) => None,
+    }
+    .map_or(compressed, |codec| codec.name().contains("blosc"))
 }

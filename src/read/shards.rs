@@ -311,7 +311,9 @@ impl Sharding {
         else {
             return source;
         };
-        if *len != table.stored_size() as u64 {
+        // Blosc decodes a part from its own element boundaries on: every element of the array's
+        // must start at one, else the part would not decode by itself.
+        if *len != table.stored_size() as u64 || size % table.type_size() != 0 {
             return source;
         }
         let fetch = ByteRange::FromStart(offset + within.start as u64, Some(within.len() as u64));

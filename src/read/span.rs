@@ -43,6 +43,9 @@ pub(super) fn decode_span(
     }
     let mut handle: Arc<dyn BytesPartialDecoderTraits> = Arc::new(Stored(encoded.clone()));
     for (codec, decoded) in compressors.iter().zip(&representations).rev() {
+        if plan.blosc_first && Arc::ptr_eq(codec, &compressors[0]) {
+            blosc_aligned(&handle, size, options)?;
+        }
         handle = Arc::clone(codec)
             .partial_decoder(handle, decoded, options)
             .ok()?;
@@ -89,6 +92,22 @@ pub(super) fn decode_span(
         )
         .ok()?;
     Some(decoded.into_fixed().ok()?.into_owned())
+}
+
+/// `Some` where Blosc decodes parts of the chunk `input` (the Blosc buffer) exactly as asked for
+/// when they are of whole elements of `size` bytes: Blosc starts a part at the multiple of its
+/// own element size (its header's type size) at or below the start asked for, so a part of
+/// elements that do not start at its element boundaries would come out shifted.
+fn blosc_aligned(
+    input: &Arc<dyn BytesPartialDecoderTraits>,
+    size: usize,
+    options: &CodecOptions,
+) -> Option<()> {
+    let header = input
+        .partial_decode(ByteRange::FromStart(0, Some(16)), options)
+        .ok()??;
+    let type_size = usize::from(*header.get(3)?);
+    (type_size > 0 && size.is_multiple_of(type_size)).then_some(())
 }
 
 /// Whether `len` elements of a chunk of `elements` are few enough to be decoded without the rest
