@@ -349,6 +349,24 @@ impl Sharding {
     }
 }
 
+/// Starts the inner chunks of `shard` (`works`, in C order; `first` gives each one's index along
+/// the first dimension) at a row of inner chunks of their own, by the shard's index along the
+/// last dimension: shards side by side, read at once, then write to different rows of the
+/// output, so that their threads do not fault the same fresh pages of a new output at the same
+/// time (docs/performance.md, "Sharded arrays").
+fn stagger<T>(shard: &[u64], works: &mut [T], first: impl Fn(&T) -> u64) {
+    let Some(&last) = shard.last().filter(|_| shard.len() > 1) else {
+        return;
+    };
+    let mut rows: Vec<u64> = works.iter().map(first).collect();
+    rows.dedup();
+    let rows = rows.len();
+    if rows > 1 && works.len().is_multiple_of(rows) {
+        let row = usize::try_from(last).map_or(0, |last| last % rows);
+        works.rotate_left(row * (works.len() / rows));
+    }
+}
+
 /// `n`, an offset within bytes held in memory.
 fn to_usize(n: u64) -> usize {
     usize::try_from(n).expect("an offset within memory")
@@ -408,6 +426,9 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
     for (work, slot) in works.into_iter().zip(slots) {
         groups[slot].1.push(work);
     }
+    for (shard, works) in &mut groups {
+        stagger(shard, works, |work| work.indices[0]);
+    }
     let (shard_limit, shard_options) = concurrency(groups.len(), options);
     let fill = array.fill_value().as_ne_bytes();
     let read_shard = |(shard, works): (ArrayIndices, Vec<ChunkWork<'_>>)| {
@@ -463,4 +484,35 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
         for_each_limited(works, limit, read)
     };
     for_each_limited(groups, shard_limit, read_shard)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stagger;
+
+    #[test]
+    fn shards_side_by_side_start_at_rows_of_their_own() {
+        // Three rows of two inner chunks, as (row, column).
+        let inner: Vec<(u64, u64)> = (0..3).flat_map(|r| (0..2).map(move |c| (r, c))).collect();
+        let staggered = |shard: &[u64]| {
+            let mut works = inner.clone();
+            stagger(shard, &mut works, |&(row, _)| row);
+            works
+        };
+        assert_eq!(staggered(&[0, 0]), inner);
+        assert_eq!(staggered(&[5, 3]), inner);
+        assert_eq!(
+            staggered(&[0, 1]),
+            [(1, 0), (1, 1), (2, 0), (2, 1), (0, 0), (0, 1)]
+        );
+        assert_eq!(
+            staggered(&[2, 2]),
+            [(2, 0), (2, 1), (0, 0), (0, 1), (1, 0), (1, 1)]
+        );
+        // One dimension, or rows of unequal lengths (none here from a regular grid): as they are.
+        assert_eq!(staggered(&[1]), inner);
+        let mut uneven = vec![(0, 0), (1, 0), (1, 1)];
+        stagger(&[0, 1], &mut uneven, |&(row, _)| row);
+        assert_eq!(uneven, [(0, 0), (1, 0), (1, 1)]);
+    }
 }
