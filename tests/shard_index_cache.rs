@@ -76,29 +76,6 @@ impl ReadableStorageTraits for Counted {
     }
 }
 
-/// A float64 array of 16 x 16 in shards of 8 x 8 holding inner chunks of 4 x 4, the crate's
-/// codecs inside the shards (as zarr-python writes them), gzip-compressed, index at the end.
-fn metadata() -> ArrayMetadata {
-    serde_json::from_value(json!({
-        "zarr_format": 3, "node_type": "array", "shape": [16, 16], "data_type": "float64",
-        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [8, 8]}},
-        "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN",
-        "codecs": [{"name": "sharding_indexed", "configuration": {
-            "chunk_shape": [4, 4],
-            "codecs": [
-                {"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}},
-                {"name": "cast_value", "configuration": {"data_type": "uint16",
-                    "out_of_range": "clamp",
-                    "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}},
-                {"name": "bytes", "configuration": {"endian": "little"}},
-                {"name": "gzip", "configuration": {"level": 1}}],
-            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
-                {"name": "crc32c"}],
-            "index_location": "end"}}]
-    }))
-    .unwrap()
-}
-
 fn values(ranges: &[std::ops::Range<u64>], base: f64) -> Vec<f64> {
     let subset = ArraySubset::new_with_ranges(ranges);
     (0..subset.num_elements())
@@ -118,7 +95,7 @@ fn same_as_zarrs(reader: &FusedReader<'_, Counted>, array: &Array<MemoryStore>, 
 #[test]
 fn kept_indexes_save_a_request_per_window_and_read_what_zarrs_reads() {
     let memory = Arc::new(MemoryStore::new());
-    let writer = Array::new_with_metadata(memory.clone(), "/", metadata()).unwrap();
+    let writer = Array::new_with_metadata(memory.clone(), "/", gzip_metadata()).unwrap();
     writer.store_metadata().unwrap();
     // Shard (0, 0) written; shard (0, 1) and the lower shards never.
     writer
@@ -189,6 +166,13 @@ fn sharded_metadata(
             "index_location": "end"}}]
     }))
     .unwrap()
+}
+
+/// The array of [`sharded_metadata`] of 16 x 16 in shards of 8 x 8 holding inner chunks of
+/// 4 x 4, gzip-compressed.
+fn gzip_metadata() -> ArrayMetadata {
+    let gzip = json!({"name": "gzip", "configuration": {"level": 1}});
+    sharded_metadata(&[16, 16], &[8, 8], &[4, 4], &gzip)
 }
 
 /// Blosc in blocks of `block_size` bytes with `shuffle` of elements of `type_size` bytes.

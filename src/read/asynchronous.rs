@@ -166,10 +166,10 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
                             Some(sharding) => sharding.inner_shape().to_vec(),
                             None => array.chunk_shape(&work.indices)?.clone(),
                         };
-                        work.decode(plan, &shape, &encoded, &chunk_options)
+                        work.decode(plan, &shape, &encoded, true, &chunk_options)
                     }
                     Fetched::Part(encoded, shape) => {
-                        work.decode_part(plan, shape, &encoded, &chunk_options)
+                        work.decode(plan, shape, &encoded, false, &chunk_options)
                     }
                 })
             };

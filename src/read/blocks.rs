@@ -32,7 +32,13 @@ const FORMAT: u8 = 2;
 /// Blosc's header flag of a buffer stored without compression (no block starts).
 const MEMCPYED: u8 = 0x2;
 /// The bytes of Blosc's header.
-const HEADER: usize = 16;
+pub(super) const HEADER: usize = 16;
+
+/// The bytes of one element as the Blosc buffer starting with `header` counts them; `None` where
+/// `header` is too short or says 0.
+pub(super) fn type_size(header: &[u8]) -> Option<usize> {
+    header.get(3).map(|&n| usize::from(n)).filter(|&n| n > 0)
+}
 
 impl BlockTable {
     /// The table of `stored`, a whole chunk as stored; `None` where it is no Blosc buffer with
@@ -44,14 +50,9 @@ impl BlockTable {
             let bytes: [u8; 4] = header[at..at + 4].try_into().expect("4 bytes");
             usize::try_from(u32::from_le_bytes(bytes)).ok()
         };
-        let (flags, type_size) = (header[2], usize::from(header[3]));
+        let (flags, type_size) = (header[2], type_size(header)?);
         let (decoded, block_size, size) = (word(4)?, word(8)?, word(12)?);
-        if header[0] != FORMAT
-            || flags & MEMCPYED != 0
-            || type_size == 0
-            || block_size == 0
-            || size != stored.len()
-        {
+        if header[0] != FORMAT || flags & MEMCPYED != 0 || block_size == 0 || size != stored.len() {
             return None;
         }
         let count = decoded.div_ceil(block_size);

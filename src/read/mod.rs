@@ -199,7 +199,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
                 }
                 Some(encoded) => {
                     let shape = array.chunk_shape(&work.indices)?;
-                    work.decode(plan, &shape, &encoded.into(), &options)
+                    work.decode(plan, &shape, &encoded.into(), true, &options)
                 }
             };
             if let Filled::ThroughZarrs = filled {

@@ -83,33 +83,10 @@ impl ChunkWork<'_> {
 
     /// Decodes the chunk's stored bytes `encoded` (a chunk of `chunk_shape`) and fills the pieces
     /// through the plan's kernel, splitting the pieces over threads where `options` allow and the
-    /// chunk is large.
+    /// chunk is large. `whole` says whether `encoded` is the whole chunk; else only the blocks
+    /// holding the pieces' elements were fetched ([`super::blocks`]), and where those elements
+    /// cannot be decoded without the rest zarrs reads the chunk.
     pub(super) fn decode(
-        &mut self,
-        plan: &Plan,
-        chunk_shape: &[NonZeroU64],
-        encoded: &Bytes,
-        options: &CodecOptions,
-    ) -> Filled {
-        self.decode_from(plan, chunk_shape, encoded, true, options)
-    }
-
-    /// [`Self::decode`] from a chunk of which only the blocks holding the pieces' elements were
-    /// fetched ([`super::blocks`]): where those elements cannot be decoded without the rest,
-    /// zarrs reads the chunk.
-    pub(super) fn decode_part(
-        &mut self,
-        plan: &Plan,
-        chunk_shape: &[NonZeroU64],
-        encoded: &Bytes,
-        options: &CodecOptions,
-    ) -> Filled {
-        self.decode_from(plan, chunk_shape, encoded, false, options)
-    }
-
-    /// [`Self::decode`], decoding the whole chunk where a part cannot be decoded only if
-    /// `whole` (the chunk was fetched whole).
-    fn decode_from(
         &mut self,
         plan: &Plan,
         chunk_shape: &[NonZeroU64],

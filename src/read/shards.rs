@@ -456,12 +456,12 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
                 }
                 Source::Zarrs => Filled::ThroughZarrs,
                 Source::Held(encoded) => {
-                    work.decode(plan, sharding.inner_shape(), &encoded, &options)
+                    work.decode(plan, sharding.inner_shape(), &encoded, true, &options)
                 }
                 Source::Range(range) => match storage.get_partial(&key, range) {
                     Ok(Some(encoded)) => {
                         sharding.keep_blocks(&work.indices, &encoded);
-                        work.decode(plan, sharding.inner_shape(), &encoded, &options)
+                        work.decode(plan, sharding.inner_shape(), &encoded, true, &options)
                     }
                     Ok(None) | Err(_) => Filled::ThroughZarrs,
                 },
@@ -469,7 +469,7 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
                     let part = storage.get_partial(&key, range).ok().flatten();
                     match part.and_then(|part| table.sparse(within, &part)) {
                         Some(sparse) => {
-                            work.decode_part(plan, sharding.inner_shape(), &sparse, &options)
+                            work.decode(plan, sharding.inner_shape(), &sparse, false, &options)
                         }
                         None => Filled::ThroughZarrs,
                     }

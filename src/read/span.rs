@@ -104,10 +104,13 @@ fn blosc_aligned(
     options: &CodecOptions,
 ) -> Option<()> {
     let header = input
-        .partial_decode(ByteRange::FromStart(0, Some(16)), options)
+        .partial_decode(
+            ByteRange::FromStart(0, Some(super::blocks::HEADER as u64)),
+            options,
+        )
         .ok()??;
-    let type_size = usize::from(*header.get(3)?);
-    (type_size > 0 && size.is_multiple_of(type_size)).then_some(())
+    size.is_multiple_of(super::blocks::type_size(&header)?)
+        .then_some(())
 }
 
 /// Whether `len` elements of a chunk of `elements` are few enough to be decoded without the rest
