@@ -3,9 +3,11 @@
 //! 1024 x 1024 and of 256 x 256, and in shards of 1024 x 1024 holding inner chunks of 256 x 256
 //! (`1024s256`, the codecs inside the sharding codec as zarr-python writes them; the hand loop's
 //! uint16 array sharded alike), and in shards of 2048 x 2048 holding inner chunks of 1024 x 1024
-//! compressed as zarr-python compresses them (`2048s1024blosc`: Blosc zstd, bit shuffle).
-//! `BENCH_THREADS` lists the thread counts (default `1,2`), `BENCH_LAYOUTS` the layouts (default
-//! all four).
+//! compressed as zarr-python compresses them (`2048s1024blosc`: Blosc zstd, bit shuffle); and, on
+//! request, in chunks of all 4096 rows and 64 columns (`4096x64`: one chunk along the first
+//! dimension, as time series chunked `[time, 64, 64]` have, so that a read's runs are short and
+//! all its chunks share every row). `BENCH_THREADS` lists the thread counts (default `1,2`),
+//! `BENCH_LAYOUTS` the layouts (default all but `4096x64`).
 //!
 //! Each thread count has its baselines in the same run:
 //! - `read_into/hand`: the same uint16 chunks read by zarrs into a reused buffer, then converted by
@@ -54,12 +56,12 @@ fn thread_counts() -> Vec<usize> {
         .collect()
 }
 
-/// The layouts `BENCH_LAYOUTS` names (`1024`, `256`, `1024s256`, `2048s1024blosc`; default all
-/// four).
+/// The layouts `BENCH_LAYOUTS` names (`1024`, `256`, `4096x64`, `1024s256`, `2048s1024blosc`;
+/// default all but `4096x64`).
 fn layouts() -> Vec<Layout> {
     let number = |text: &str| -> u64 {
         text.parse()
-            .expect("BENCH_LAYOUTS: 1024, 256, 1024s256 or 2048s1024blosc")
+            .expect("BENCH_LAYOUTS: 1024, 256, 4096x64, 1024s256 or 2048s1024blosc")
     };
     std::env::var("BENCH_LAYOUTS")
         .unwrap_or_else(|_| "1024,256,1024s256,2048s1024blosc".into())
@@ -70,10 +72,13 @@ fn layouts() -> Vec<Layout> {
                 Some(name) => (name, true),
                 None => (name, false),
             };
-            match name.split_once('s') {
-                Some((shard, inner)) if blosc => Layout::BloscShards(number(shard), number(inner)),
-                Some((shard, inner)) => Layout::Shards(number(shard), number(inner)),
-                None => Layout::Chunks(number(name)),
+            match (name.split_once('s'), name.split_once('x')) {
+                (Some((shard, inner)), _) if blosc => {
+                    Layout::BloscShards(number(shard), number(inner))
+                }
+                (Some((shard, inner)), _) => Layout::Shards(number(shard), number(inner)),
+                (None, Some((_, columns))) => Layout::Columns(number(columns)),
+                (None, None) => Layout::Chunks(number(name)),
             }
         })
         .collect()

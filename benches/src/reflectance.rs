@@ -57,6 +57,10 @@ pub fn reflectance_codecs() -> Vec<Arc<dyn ArrayToArrayCodecTraits>> {
 pub enum Layout {
     /// Chunks of this side.
     Chunks(u64),
+    /// Chunks of all the rows and this many columns: one chunk along the first dimension, as in
+    /// time series chunked `[time, 64, 64]`, so that every read of whole rows spans one band of
+    /// all the chunks, each contributing short runs to every row.
+    Columns(u64),
     /// Shards of the first side holding inner chunks of the second, the codecs inside the
     /// sharding codec (as zarr-python writes an array created with `shards=`), the index at the
     /// end with crc32c.
@@ -67,10 +71,11 @@ pub enum Layout {
 }
 
 impl Layout {
-    /// `1024` for chunks, `1024s256` for shards.
+    /// `1024` for chunks, `4096x64` for columns, `1024s256` for shards.
     pub fn label(self) -> String {
         match self {
             Self::Chunks(chunk) => chunk.to_string(),
+            Self::Columns(columns) => format!("{SIZE}x{columns}"),
             Self::Shards(shard, inner) => format!("{shard}s{inner}"),
             Self::BloscShards(shard, inner) => format!("{shard}s{inner}blosc"),
         }
@@ -81,11 +86,14 @@ impl Layout {
         data_type: zarrs::array::DataType,
         fill: impl Into<zarrs::array::builder::ArrayBuilderFillValue>,
     ) -> ArrayBuilder {
-        let side = match self {
-            Self::Chunks(side) | Self::Shards(side, _) | Self::BloscShards(side, _) => side,
+        let chunk = match self {
+            Self::Chunks(side) | Self::Shards(side, _) | Self::BloscShards(side, _) => {
+                vec![side, side]
+            }
+            Self::Columns(columns) => vec![SIZE, columns],
         };
         let typesize = data_type.fixed_size();
-        let mut builder = ArrayBuilder::new(vec![SIZE, SIZE], vec![side, side], data_type, fill);
+        let mut builder = ArrayBuilder::new(vec![SIZE, SIZE], chunk, data_type, fill);
         if let Self::Shards(_, inner) | Self::BloscShards(_, inner) = self {
             builder.subchunk_shape(vec![inner, inner]);
         }

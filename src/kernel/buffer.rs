@@ -19,6 +19,14 @@ pub(crate) fn uninit(len: usize) -> Vec<u8> {
     buffer
 }
 
+/// Offers a new buffer of zeros (from the allocator's zeroed memory, not yet touched) huge pages
+/// where it is large enough to gain, as [`advise`] does.
+pub(crate) fn advise_zeroed(buffer: &mut [u8]) {
+    // SAFETY: the same bytes as slots; `advise` writes nothing through them, so they stay
+    // initialised.
+    advise(unsafe { super::as_uninit(buffer) });
+}
+
 /// Offers a new buffer (not yet written) huge pages where it is large enough to gain.
 pub(crate) fn advise(buffer: &mut [MaybeUninit<u8>]) {
     if buffer.len() >= HUGE_PAGE_MIN_BYTES {

@@ -1,7 +1,6 @@
 //! The fused read from zarrs' asynchronous stores (feature `async`): chunks fetched concurrently,
 //! a batch at a time, and decoded on rayon threads as the synchronous read decodes them.
 
-use std::num::NonZeroU64;
 use std::sync::Arc;
 
 use bytemuck::Zeroable;
@@ -14,7 +13,7 @@ use zarrs::array::{
 };
 use zarrs::storage::{AsyncReadableStorage, AsyncReadableStorageTraits, Bytes, StorageHandle};
 
-use super::pieces::{self, ChunkWork, Filled};
+use super::pieces::{self, ChunkWork, Filled, Stored};
 use super::shards::{self, ShardIndex, Sharding, Source};
 use super::{FromFusedRead, FusedReader, Plan, concurrency, element_count, room, view_of};
 use crate::kernel::driver::Output;
@@ -51,7 +50,7 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
     ) -> Result<(), ArrayError> {
         let subset = self.check::<T>(subset, output.len())?;
         let output: &mut [u8] = bytemuck::cast_slice_mut(output);
-        if let Some(plan) = &self.plan {
+        if let Some(plan) = self.plan_for(&subset) {
             self.async_read_fused(plan, &subset, Output::Init(output), options)
                 .await
         } else {
@@ -82,7 +81,7 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
     ) -> Result<O, ArrayError> {
         let elements = element_count(subset)?;
         let subset = self.check::<O::Element>(subset, elements)?;
-        let values = if let Some(plan) = &self.plan {
+        let values = if let Some(plan) = self.plan_for(&subset) {
             let mut values = Vec::new();
             let room = Output::Uninit(room(&mut values, elements));
             self.async_read_fused(plan, &subset, room, options).await?;
@@ -93,9 +92,11 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
             values
         } else {
             {
-                // Zeroed by the allocator (fresh pages cost nothing more), then read into.
+                // Zeroed by the allocator (fresh pages cost nothing more, offered huge pages as
+                // the fused read's), then read into.
                 let mut values = vec![O::Element::zeroed(); elements];
                 let bytes = bytemuck::cast_slice_mut(&mut values);
+                crate::kernel::buffer::advise_zeroed(bytes);
                 self.async_read_unfused(&subset, bytes, options).await?;
                 values
             }
@@ -161,15 +162,12 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
                         Filled::Done
                     }
                     Fetched::Zarrs => Filled::ThroughZarrs,
-                    Fetched::Encoded(encoded) => {
+                    Fetched::Stored(encoded, stored) => {
                         let shape = match &plan.shards {
                             Some(sharding) => sharding.inner_shape().to_vec(),
                             None => array.chunk_shape(&work.indices)?.clone(),
                         };
-                        work.decode(plan, &shape, &encoded, true, &chunk_options)
-                    }
-                    Fetched::Part(encoded, shape) => {
-                        work.decode(plan, shape, &encoded, false, &chunk_options)
+                        work.decode(plan, &shape, &encoded, stored, &chunk_options)
                     }
                 })
             };
@@ -207,9 +205,19 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
         let array = self.array;
         let (Some(sharding), Some(shards)) = (&plan.shards, shards) else {
             let key = array.chunk_key(&work.indices);
-            return Ok(match storage.get(&key).await? {
+            let shape = array.chunk_shape(&work.indices)?;
+            // An uncompressed chunk's elements from the first to the last the read needs; any
+            // other chunk whole.
+            let (encoded, stored) = match work.stored_part(plan, &shape) {
+                Some((range, first)) => match storage.get_partial(&key, range).await {
+                    Ok(encoded) => (encoded, Stored::Elements(first)),
+                    Err(_) => return Ok(Fetched::Zarrs),
+                },
+                None => (storage.get(&key).await?, Stored::Whole),
+            };
+            return Ok(match encoded {
                 None => Fetched::Fill(array.fill_value().as_ne_bytes()),
-                Some(encoded) => Fetched::Encoded(encoded),
+                Some(encoded) => Fetched::Stored(encoded, stored),
             });
         };
         let slot = shards.slots[i];
@@ -222,13 +230,13 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
                 _ => sharding.missing.as_deref().expect("checked by `source`"),
             }),
             Source::Zarrs => Fetched::Zarrs,
-            Source::Held(encoded) => Fetched::Encoded(encoded),
+            Source::Held(encoded) => Fetched::Stored(encoded, Stored::Whole),
             Source::Range(range) => {
                 let key = array.chunk_key(&shards.indices[slot]);
                 match storage.get_partial(&key, range).await {
                     Ok(Some(encoded)) => {
                         sharding.keep_blocks(&work.indices, &encoded);
-                        Fetched::Encoded(encoded)
+                        Fetched::Stored(encoded, Stored::Whole)
                     }
                     Ok(None) | Err(_) => Fetched::Zarrs,
                 }
@@ -237,8 +245,15 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
                 let key = array.chunk_key(&shards.indices[slot]);
                 let part = storage.get_partial(&key, range).await.ok().flatten();
                 match part.and_then(|part| table.sparse(within, &part)) {
-                    Some(sparse) => Fetched::Part(sparse, sharding.inner_shape()),
+                    Some(sparse) => Fetched::Stored(sparse, Stored::Blocks),
                     None => Fetched::Zarrs,
+                }
+            }
+            Source::Elements(range, first) => {
+                let key = array.chunk_key(&shards.indices[slot]);
+                match storage.get_partial(&key, range).await {
+                    Ok(Some(part)) => Fetched::Stored(part, Stored::Elements(first)),
+                    Ok(None) | Err(_) => Fetched::Zarrs,
                 }
             }
         })
@@ -326,11 +341,8 @@ impl Shards {
 enum Fetched<'a> {
     /// Fill bytes of one element.
     Fill(&'a [u8]),
-    /// Its stored bytes.
-    Encoded(Bytes),
-    /// The blocks of its stored bytes holding the elements the read needs, within a chunk of
-    /// zeros, and the inner chunks' shape.
-    Part(Bytes, &'a [NonZeroU64]),
+    /// Its stored bytes, or those of them the read needs.
+    Stored(Bytes, Stored),
     /// zarrs reads it.
     Zarrs,
 }

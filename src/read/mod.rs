@@ -5,8 +5,9 @@
 //! codecs...]` a [`FusedReader`] instead decodes each stored chunk with zarrs' own `bytes` and
 //! compression codecs, and then runs the `cast_value` and `scale_offset` decodes as one pass that
 //! writes straight into the caller's buffer, block by block through the cache. The results are the
-//! same as zarrs' bit for bit; anything else (other codecs, sharding, an element that fails to
-//! decode) goes through zarrs.
+//! same as zarrs' bit for bit; anything else (other codecs, nested sharding, an element that fails
+//! to decode, whole reads of chunks whose rows are short, [`Plan::short_runs`]) goes through
+//! zarrs.
 
 #[cfg(feature = "async")]
 mod asynchronous;
@@ -29,11 +30,11 @@ use zarrs::array::{
     Array, ArrayBytesDecodeIntoTarget, ArrayBytesFixedDisjointView, ArrayError, ArraySubset,
     ArraySubsetTraits, CodecOptions, Element,
 };
-use zarrs::storage::ReadableStorageTraits;
+use zarrs::storage::{Bytes, ReadableStorageTraits};
 
 use crate::kernel::driver::Output;
 pub use output::FromFusedRead;
-use pieces::{ChunkWork, Filled};
+use pieces::{ChunkWork, Filled, Stored};
 use plan::{Plan, plan};
 
 use crate::kernel::buffer;
@@ -106,7 +107,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
     ) -> Result<(), ArrayError> {
         let subset = self.check::<T>(subset, output.len())?;
         let output: &mut [u8] = bytemuck::cast_slice_mut(output);
-        if let Some(plan) = &self.plan {
+        if let Some(plan) = self.plan_for(&subset) {
             self.read_fused(plan, &subset, Output::Init(output), options)
         } else {
             self.read_unfused(&subset, output, options)
@@ -155,7 +156,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
     ) -> Result<O, ArrayError> {
         let elements = element_count(subset)?;
         let subset = self.check::<O::Element>(subset, elements)?;
-        let values = if let Some(plan) = &self.plan {
+        let values = if let Some(plan) = self.plan_for(&subset) {
             let mut values = Vec::new();
             let room = Output::Uninit(room(&mut values, elements));
             self.read_fused(plan, &subset, room, options)?;
@@ -165,8 +166,10 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
             unsafe { values.set_len(elements) };
             values
         } else {
-            // Zeroed by the allocator (fresh pages cost nothing more), then read into.
+            // Zeroed by the allocator (fresh pages cost nothing more, offered huge pages as the
+            // fused read's), then read into.
             let mut values = vec![O::Element::zeroed(); elements];
+            buffer::advise_zeroed(bytemuck::cast_slice_mut(&mut values));
             self.read_unfused(&subset, bytemuck::cast_slice_mut(&mut values), options)?;
             values
         };
@@ -191,16 +194,30 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         let works = split::split(grid, subset, output, plan.kernel.sizes().1, threads)?;
         let (limit, options) = concurrency(works.len(), options);
         let fill = array.fill_value().as_ne_bytes();
+        let storage = shards::storage(array)?;
         let read = |mut work: ChunkWork<'_>| {
-            let filled = match array.retrieve_encoded_chunk(&work.indices)? {
-                None => {
+            let shape = array.chunk_shape(&work.indices)?;
+            // An uncompressed chunk's elements are fetched from the first to the last the read
+            // needs; any other chunk whole.
+            let (encoded, stored) = match work.stored_part(plan, &shape) {
+                Some((range, first)) => {
+                    let key = array.chunk_key(&work.indices);
+                    (storage.get_partial(&key, range), Stored::Elements(first))
+                }
+                None => (
+                    Ok(array
+                        .retrieve_encoded_chunk(&work.indices)?
+                        .map(Bytes::from)),
+                    Stored::Whole,
+                ),
+            };
+            let filled = match encoded {
+                Ok(None) => {
                     work.fill_with(fill);
                     Filled::Done
                 }
-                Some(encoded) => {
-                    let shape = array.chunk_shape(&work.indices)?;
-                    work.decode(plan, &shape, &encoded.into(), true, &options)
-                }
+                Ok(Some(encoded)) => work.decode(plan, &shape, &encoded, stored, &options),
+                Err(_) => Filled::ThroughZarrs,
             };
             if let Filled::ThroughZarrs = filled {
                 let (chunk, region) = (work.indices.clone(), work.overlap.clone());
@@ -264,10 +281,20 @@ impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
         self
     }
 
-    /// Whether reads take the fused path (else they go through zarrs).
+    /// Whether reads take the fused path (else they go through zarrs). Whole reads of unsharded
+    /// chunks whose rows are shorter than 128 elements go through zarrs' own read either way,
+    /// which writes their many short runs for less.
     #[must_use]
     pub fn is_fused(&self) -> bool {
         self.plan.is_some()
+    }
+
+    /// The plan a read of `subset` takes: none where zarrs' own read is the faster
+    /// ([`Plan::short_runs`]).
+    fn plan_for(&self, subset: &ArraySubset) -> Option<&Plan> {
+        self.plan
+            .as_ref()
+            .filter(|plan| !plan.short_runs(self.array, subset))
     }
 
     /// Checks the element type `T` and the output's length against the array and `subset`.

@@ -6,11 +6,12 @@ use std::num::NonZeroU64;
 
 use zarrs::array::codec::api::ArrayToBytesCodecTraits;
 use zarrs::array::{Array, ArrayBytes, ArrayError, ArrayIndices, ArraySubset, CodecOptions};
+use zarrs::storage::byte_range::ByteRange;
 use zarrs::storage::{Bytes, ReadableStorageTraits};
 
 use super::Plan;
 use super::runs::runs;
-use super::span::decode_span;
+use super::span::{decode_elements, decode_span, elements_part};
 use crate::kernel::BLOCK;
 use crate::kernel::driver::MIN_ELEMENTS_PER_TASK;
 use crate::kernel::driver::Output;
@@ -28,6 +29,19 @@ pub(super) struct ChunkWork<'o> {
     pub(super) pieces: Vec<(usize, Output<'o>)>,
 }
 
+/// What the stored bytes fetched for a chunk hold.
+#[derive(Clone, Copy)]
+pub(super) enum Stored {
+    /// The whole stored chunk.
+    Whole,
+    /// The Blosc blocks holding the pieces' elements, in a buffer the size of the stored chunk
+    /// ([`super::blocks`]).
+    Blocks,
+    /// The stored elements from this one (of the chunk, in C order) to the last the pieces
+    /// need, of a chunk stored by the `bytes` codec alone.
+    Elements(usize),
+}
+
 /// How a chunk was filled.
 pub(super) enum Filled {
     /// Every piece is written.
@@ -38,24 +52,36 @@ pub(super) enum Filled {
 }
 
 impl ChunkWork<'_> {
-    /// The elements this chunk fills.
-    pub(super) fn elements(&self, out_size: usize) -> usize {
-        self.pieces
-            .iter()
-            .map(|(_, piece)| piece.len())
-            .sum::<usize>()
-            / out_size
+    /// The elements this chunk fills (those of its overlap with the read, which its pieces
+    /// partition).
+    pub(super) fn elements(&self) -> usize {
+        usize::try_from(self.overlap.num_elements()).expect("the output holds them")
     }
 
-    /// The elements of the chunk from the first to the last the pieces need.
+    /// The elements of the chunk from the first to the last the pieces need: the pieces are the
+    /// chunk's runs in its own C order ([`super::split`]).
     pub(super) fn span(&self, out_size: usize) -> std::ops::Range<usize> {
-        let first = self.pieces.iter().map(|(input, _)| *input).min();
-        let end = self
-            .pieces
-            .iter()
-            .map(|(input, piece)| input + piece.len() / out_size)
-            .max();
-        first.unwrap_or(0)..end.unwrap_or(0)
+        match (self.pieces.first(), self.pieces.last()) {
+            (Some((first, _)), Some((last, piece))) => *first..last + piece.len() / out_size,
+            _ => 0..0,
+        }
+    }
+
+    /// The part of its chunk (of `chunk_shape`) that holds the pieces' elements, and the first
+    /// of them, where the plan's chunks are stored by the `bytes` codec alone and the pieces need
+    /// fewer elements than the chunk's.
+    pub(super) fn stored_part(
+        &self,
+        plan: &Plan,
+        chunk_shape: &[NonZeroU64],
+    ) -> Option<(ByteRange, usize)> {
+        if !plan.inner.bytes_to_bytes_codecs().is_empty() {
+            return None;
+        }
+        let span = self.span(plan.kernel.sizes().1);
+        let elements = chunk_shape.iter().map(|n| n.get()).product();
+        let (start, len) = elements_part(plan.stored.fixed_size()?, elements, &span)?;
+        Some((ByteRange::FromStart(start, Some(len)), span.start))
     }
 
     /// Fills every piece with `fill` (the bytes of one element).
@@ -81,53 +107,54 @@ impl ChunkWork<'_> {
         assert_eq!(at, bytes.len(), "zarrs read the overlap's elements");
     }
 
-    /// Decodes the chunk's stored bytes `encoded` (a chunk of `chunk_shape`) and fills the pieces
-    /// through the plan's kernel, splitting the pieces over threads where `options` allow and the
-    /// chunk is large. `whole` says whether `encoded` is the whole chunk; else only the blocks
-    /// holding the pieces' elements were fetched ([`super::blocks`]), and where those elements
-    /// cannot be decoded without the rest zarrs reads the chunk.
+    /// Decodes `encoded`, stored bytes of a chunk of `chunk_shape` (`stored` says which), and
+    /// fills the pieces through the plan's kernel, splitting the pieces over threads where
+    /// `options` allow and the chunk is large. Where a part of the chunk cannot be decoded
+    /// without the rest, zarrs reads the chunk.
     pub(super) fn decode(
         &mut self,
         plan: &Plan,
         chunk_shape: &[NonZeroU64],
         encoded: &Bytes,
-        whole: bool,
+        stored: Stored,
         options: &CodecOptions,
     ) -> Filled {
         let (in_size, out_size) = plan.kernel.sizes();
-        // Only the elements between the first and the last the pieces need, where the chunk's
-        // compressor decodes a part for less.
-        let part = if plan.inner.bytes_to_bytes_codecs().is_empty() {
-            None
-        } else {
-            let span = self.span(out_size);
-            decode_span(plan, encoded, chunk_shape, span.clone(), options)
-                .map(|decoded| (decoded, span.start))
+        let part = match stored {
+            Stored::Elements(first) => decode_elements(plan, Cow::Borrowed(encoded), options)
+                .map(|decoded| (decoded, first)),
+            // Only the elements between the first and the last the pieces need, where the
+            // chunk's compressor decodes a part for less.
+            Stored::Whole | Stored::Blocks if !plan.inner.bytes_to_bytes_codecs().is_empty() => {
+                let span = self.span(out_size);
+                decode_span(plan, encoded, chunk_shape, span.clone(), options)
+                    .map(|decoded| (Cow::Owned(decoded), span.start))
+            }
+            Stored::Whole | Stored::Blocks => None,
         };
-        if part.is_none() && !whole {
-            return Filled::ThroughZarrs;
-        }
-        let (decoded, base): (Cow<'_, [u8]>, usize) = if let Some((decoded, base)) = part {
-            (Cow::Owned(decoded), base)
-        } else {
-            let decoded = plan
-                .inner
-                .decode(
-                    Cow::Borrowed(encoded),
-                    chunk_shape,
-                    &plan.stored,
-                    &plan.stored_fill,
-                    options,
-                )
-                .ok()
-                .and_then(|bytes| bytes.into_fixed().ok());
-            let Some(decoded) = decoded else {
-                return Filled::ThroughZarrs;
-            };
-            (decoded, 0)
+        let (decoded, base): (Cow<'_, [u8]>, usize) = match (part, stored) {
+            (Some(part), _) => part,
+            (None, Stored::Whole) => {
+                let decoded = plan
+                    .inner
+                    .decode(
+                        Cow::Borrowed(encoded),
+                        chunk_shape,
+                        &plan.stored,
+                        &plan.stored_fill,
+                        options,
+                    )
+                    .ok()
+                    .and_then(|bytes| bytes.into_fixed().ok());
+                let Some(decoded) = decoded else {
+                    return Filled::ThroughZarrs;
+                };
+                (decoded, 0)
+            }
+            (None, Stored::Blocks | Stored::Elements(_)) => return Filled::ThroughZarrs,
         };
         let kernel = plan.kernel.as_ref();
-        let elements = self.elements(out_size);
+        let elements = self.elements();
         let convert = |(input, piece): &mut (usize, Output<'_>)| {
             let (first, len) = (*input - base, piece.len() / out_size);
             let input = decoded.get(first * in_size..(first + len) * in_size);
@@ -179,7 +206,7 @@ impl ChunkWork<'_> {
         }
         let size = bytes.len() / usize::try_from(region.num_elements()).unwrap_or(1).max(1);
         let (start, shape) = (self.overlap.start(), self.overlap.shape());
-        let mut part = vec![0; self.elements(1)];
+        let mut part = vec![0; self.elements() * size];
         for (from, to, len) in runs(
             (start, shape),
             (region.start(), region.shape()),

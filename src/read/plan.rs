@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use zarrs::array::codec::{BytesCodec, CodecChain};
-use zarrs::array::{Array, ArrayMetadata, DataType, FillValue};
+use zarrs::array::{Array, ArrayMetadata, ArraySubset, DataType, FillValue};
 use zarrs_metadata_ext::codec::sharding::ShardingCodecConfigurationV1;
 
 use super::{fused, shards};
@@ -26,6 +26,44 @@ pub(super) struct Plan {
     /// Whether the first bytes-to-bytes codec of the stored chunks (the last to decode) is
     /// Blosc, which decodes a part only from its own element boundaries on.
     pub(super) blosc_first: bool,
+}
+
+/// Rows of a chunk shorter than this many elements are short runs ([`Plan::short_runs`]).
+const SHORT_RUN: u64 = 128;
+/// The fewest runs that make a read of short runs costly to cut ([`Plan::short_runs`]).
+const MANY_RUNS: u64 = 1 << 14;
+
+impl Plan {
+    /// Whether a read of `subset` of `array` (unsharded) covers every chunk it touches whole and
+    /// spans several chunks along the last dimension, whose chunks' rows are shorter than
+    /// [`SHORT_RUN`], in at least [`MANY_RUNS`] runs: each chunk then lands in the output as
+    /// many short runs, which zarrs' own read (each chunk decoded whole into a buffer of its own,
+    /// its runs copied out) writes for less than the fused read cuts the output into them
+    /// (docs/performance.md, "Short runs").
+    pub(super) fn short_runs<TStorage: ?Sized>(
+        &self,
+        array: &Array<TStorage>,
+        subset: &ArraySubset,
+    ) -> bool {
+        let ArrayMetadata::V3(metadata) = array.metadata() else {
+            return false;
+        };
+        if self.shards.is_some() || metadata.chunk_grid.name() != "regular" {
+            return false;
+        }
+        let Ok(chunk) = array.chunk_shape(&vec![0; array.dimensionality()]) else {
+            return false;
+        };
+        let (Some(last), Some(&extent)) = (chunk.last(), subset.shape().last()) else {
+            return false;
+        };
+        let whole = (0..chunk.len()).all(|d| {
+            let (start, end, size) = (subset.start()[d], subset.end_exc()[d], chunk[d].get());
+            start.is_multiple_of(size) && (end.is_multiple_of(size) || end >= array.shape()[d])
+        });
+        let runs = subset.num_elements() / last.get();
+        whole && last.get() < SHORT_RUN && extent > last.get() && runs >= MANY_RUNS
+    }
 }
 
 /// The plan for `array`, if its codec chain can be fused: array-to-array codecs of this crate
@@ -109,15 +147,19 @@ pub(super) fn plan<TStorage: ?Sized>(array: &Array<TStorage>) -> Option<Plan> {
     );
     let shards = match sharding {
         Some(configuration) => {
-            // Inner chunks compressed by Blosc alone may be fetched by their blocks.
-            let blosc = (bytes.bytes_to_bytes_codecs().len() == 1 && blosc_first)
-                .then(|| data_type.fixed_size())
-                .flatten();
+            // Inner chunks compressed by Blosc alone may be fetched by their blocks, and
+            // uncompressed ones by their elements.
+            let compressors = bytes.bytes_to_bytes_codecs().len();
+            let size = |stored: bool| stored.then(|| data_type.fixed_size()).flatten();
+            let parts = (
+                size(compressors == 1 && blosc_first),
+                size(compressors == 0),
+            );
             Some(shards::Sharding::new(
                 array,
                 &configuration,
                 missing,
-                blosc,
+                parts,
             )?)
         }
         None => None,

@@ -25,8 +25,8 @@ use zarrs_metadata_ext::codec::sharding::{
 };
 
 use super::blocks::BlockTable;
-use super::pieces::{ChunkWork, Filled};
-use super::span::worth_a_part;
+use super::pieces::{ChunkWork, Filled, Stored};
+use super::span::{elements_part, worth_a_part};
 use super::{Plan, concurrency, for_each_limited};
 use crate::kernel::driver::Output;
 
@@ -46,6 +46,9 @@ pub(super) struct Sharding {
     /// The bytes of one stored element where the inner chunks are compressed by Blosc alone
     /// (whose blocks a part of a chunk can be fetched by).
     blosc: Option<usize>,
+    /// The bytes of one stored element where the inner chunks are stored by the `bytes` codec
+    /// alone (whose elements a part of a chunk can be fetched by).
+    raw: Option<usize>,
     /// The indexes and block tables read so far, where the reader keeps them
     /// ([`FusedReader::with_shard_index_cache`](crate::FusedReader::with_shard_index_cache)).
     pub(super) kept: Option<Mutex<Kept>>,
@@ -81,6 +84,9 @@ pub(super) enum Source {
     /// The blocks of the inner chunk holding the elements a read needs, at this range of the
     /// shard: the chunk is then decoded from them alone (zarrs reads it where it cannot be).
     Blocks(ByteRange, Arc<BlockTable>, Range<usize>),
+    /// The stored elements of an uncompressed inner chunk from the first to the last a read
+    /// needs, at this range of the shard, and the first one's position in the chunk.
+    Elements(ByteRange, usize),
     /// The inner chunk's stored bytes, out of the shard read whole.
     Held(Bytes),
     /// zarrs reads them.
@@ -122,13 +128,13 @@ impl Parts {
 }
 
 impl Sharding {
-    /// The sharding of `array` from its `parts`; `missing` as for [`Sharding::missing`],
-    /// `blosc` as for [`Sharding::blosc`].
+    /// The sharding of `array` from its `parts`; `missing`, `blosc` and `raw` as for
+    /// [`Sharding::missing`], [`Sharding::blosc`] and [`Sharding::raw`].
     pub(super) fn new<TStorage: ?Sized>(
         array: &Array<TStorage>,
         configuration: &ShardingCodecConfigurationV1,
         missing: Option<Vec<u8>>,
-        blosc: Option<usize>,
+        (blosc, raw): (Option<usize>, Option<usize>),
     ) -> Option<Self> {
         let zeros = vec![0; array.dimensionality()];
         let shard_shape = array.chunk_shape(&zeros).ok()?;
@@ -172,6 +178,7 @@ impl Sharding {
             index_range,
             missing,
             blosc,
+            raw,
             kept: None,
         })
     }
@@ -281,12 +288,11 @@ impl Sharding {
         }
     }
 
-    /// `source`, the inner chunk at `inner`, narrowed to the blocks holding its elements `span`
-    /// where the reader holds the chunk's block table and the elements are few enough to be
-    /// decoded without the rest.
+    /// `source`, the inner chunk at `inner`, narrowed to the elements `span` it holds where the
+    /// chunk is uncompressed, or to the blocks holding them where the reader holds the chunk's
+    /// block table and the elements are few enough to be decoded without the rest.
     pub(super) fn narrow(&self, source: Source, inner: &[u64], span: Range<usize>) -> Source {
-        let (Source::Range(range), Some(size), Some(kept)) = (&source, self.blosc, &self.kept)
-        else {
+        let Source::Range(ByteRange::FromStart(offset, Some(len))) = source else {
             return source;
         };
         let elements = self
@@ -295,6 +301,18 @@ impl Sharding {
             .iter()
             .map(|n| n.get())
             .product::<u64>();
+        if let Some(size) = self.raw {
+            // The whole chunk where its size is not its elements' (zarrs then reports it).
+            return match elements_part(size, elements, &span) {
+                Some((start, part)) if elements.checked_mul(size as u64) == Some(len) => {
+                    Source::Elements(ByteRange::FromStart(offset + start, Some(part)), span.start)
+                }
+                _ => source,
+            };
+        }
+        let (Some(size), Some(kept)) = (self.blosc, &self.kept) else {
+            return source;
+        };
         if !usize::try_from(elements).is_ok_and(|elements| worth_a_part(span.len(), elements)) {
             return source;
         }
@@ -306,14 +324,12 @@ impl Sharding {
             return source;
         };
         // The table must be of the chunk the index points at (as large).
-        let (ByteRange::FromStart(offset, Some(len)), Some(within)) =
-            (range, table.blocks(span.start * size..span.end * size))
-        else {
+        let Some(within) = table.blocks(span.start * size..span.end * size) else {
             return source;
         };
         // Blosc decodes a part from its own element boundaries on: every element of the array's
         // must start at one, else the part would not decode by itself.
-        if *len != table.stored_size() as u64 || size % table.type_size() != 0 {
+        if len != table.stored_size() as u64 || size % table.type_size() != 0 {
             return source;
         }
         let fetch = ByteRange::FromStart(offset + within.start as u64, Some(within.len() as u64));
@@ -443,6 +459,7 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
             index
         };
         let (limit, options) = concurrency(works.len(), &shard_options);
+        let shape = sharding.inner_shape();
         let read = |mut work: ChunkWork<'_>| {
             let source = sharding.source(&index, &work.indices);
             let source = sharding.narrow(source, &work.indices, work.span(out_size));
@@ -456,24 +473,28 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
                 }
                 Source::Zarrs => Filled::ThroughZarrs,
                 Source::Held(encoded) => {
-                    work.decode(plan, sharding.inner_shape(), &encoded, true, &options)
+                    work.decode(plan, shape, &encoded, Stored::Whole, &options)
                 }
                 Source::Range(range) => match storage.get_partial(&key, range) {
                     Ok(Some(encoded)) => {
                         sharding.keep_blocks(&work.indices, &encoded);
-                        work.decode(plan, sharding.inner_shape(), &encoded, true, &options)
+                        work.decode(plan, shape, &encoded, Stored::Whole, &options)
                     }
                     Ok(None) | Err(_) => Filled::ThroughZarrs,
                 },
                 Source::Blocks(range, table, within) => {
                     let part = storage.get_partial(&key, range).ok().flatten();
                     match part.and_then(|part| table.sparse(within, &part)) {
-                        Some(sparse) => {
-                            work.decode(plan, sharding.inner_shape(), &sparse, false, &options)
-                        }
+                        Some(sparse) => work.decode(plan, shape, &sparse, Stored::Blocks, &options),
                         None => Filled::ThroughZarrs,
                     }
                 }
+                Source::Elements(range, first) => match storage.get_partial(&key, range) {
+                    Ok(Some(part)) => {
+                        work.decode(plan, shape, &part, Stored::Elements(first), &options)
+                    }
+                    Ok(None) | Err(_) => Filled::ThroughZarrs,
+                },
             };
             if let Filled::ThroughZarrs = filled {
                 let region = array.chunk_subset(&shard)?.overlap(subset)?;

@@ -78,20 +78,27 @@ pub(super) fn decode_span(
     } else {
         parts.concat()
     };
-    // The `bytes` codec puts the elements into native order.
-    let shape = [NonZeroU64::new(span.len() as u64)?];
+    decode_elements(plan, Cow::Owned(raw), options).map(Cow::into_owned)
+}
+
+/// `raw`, stored elements as the `bytes` codec wrote them, decoded by it (into native order);
+/// `None` where they are not whole elements or fail to decode.
+pub(super) fn decode_elements<'a>(
+    plan: &Plan,
+    raw: Cow<'a, [u8]>,
+    options: &CodecOptions,
+) -> Option<Cow<'a, [u8]>> {
+    let size = plan.stored.fixed_size()?;
+    if size == 0 || !raw.len().is_multiple_of(size) {
+        return None;
+    }
+    let shape = [NonZeroU64::new((raw.len() / size) as u64)?];
     let decoded = plan
         .inner
         .array_to_bytes_codec()
-        .decode(
-            Cow::Owned(raw),
-            &shape,
-            &plan.stored,
-            &plan.stored_fill,
-            options,
-        )
+        .decode(raw, &shape, &plan.stored, &plan.stored_fill, options)
         .ok()?;
-    Some(decoded.into_fixed().ok()?.into_owned())
+    decoded.into_fixed().ok()
 }
 
 /// `Some` where Blosc decodes parts of the chunk `input` (the Blosc buffer) exactly as asked for
@@ -111,6 +118,18 @@ fn blosc_aligned(
         .ok()??;
     size.is_multiple_of(super::blocks::type_size(&header)?)
         .then_some(())
+}
+
+/// Where the elements `span` of a chunk of `elements` elements of `size` bytes lie in it, where
+/// the chunk is stored by the `bytes` codec alone (its elements one after the other, in C order)
+/// and they are fewer than the chunk's: the first byte and the number of bytes, the part of the
+/// chunk a read of them fetches.
+pub(super) fn elements_part(size: usize, elements: u64, span: &Range<usize>) -> Option<(u64, u64)> {
+    let (start, len) = (span.start as u64, span.len() as u64);
+    let size = size as u64;
+    (start.checked_add(len)? <= elements && len < elements)
+        .then(|| Some((start.checked_mul(size)?, len.checked_mul(size)?)))
+        .flatten()
 }
 
 /// Whether `len` elements of a chunk of `elements` are few enough to be decoded without the rest

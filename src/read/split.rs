@@ -150,6 +150,8 @@ fn place<'o>(
     let (mut last, mut row_first) = (count.saturating_sub(1), 0);
     let mut rest = output;
     let mut at = first;
+    // The start of the output row at or after `at` (a division only once a row).
+    let mut row_start = at.next_multiple_of(row);
     while !rest.is_empty() {
         let after = if last + 1 == count { 0 } else { last + 1 };
         let index = [after, row_first]
@@ -159,13 +161,16 @@ fn place<'o>(
             .expect("the runs of the chunks partition the output");
         let (input, _, len) = chunk_runs[index][next[index]];
         next[index] += 1;
-        if at.is_multiple_of(row) {
+        if at == row_start {
             row_first = index;
         }
         let (piece, tail) = std::mem::take(&mut rest).split_at(len * out_size);
         works[index].pieces.push((input, piece));
         rest = tail;
         at += len;
+        if at > row_start {
+            row_start = at.next_multiple_of(row);
+        }
         last = index;
     }
     assert!(
@@ -203,7 +208,7 @@ mod tests {
             2,
         )
         .unwrap();
-        let pieces: usize = works.iter().map(|work| work.elements(8)).sum();
+        let pieces: usize = works.iter().map(ChunkWork::elements).sum();
         assert_eq!(pieces, elements);
         bands_of(&works, &subset, elements)
     }
@@ -247,7 +252,7 @@ mod tests {
         };
         let rectangular = r#"{"name": "rectangular",
             "configuration": {"chunk_shape": [[1, 3, 2], [4, 1, 7, 5], [6, 8]]}}"#;
-        let cases: [Case<'_>; 6] = [
+        let cases: [Case<'_>; 8] = [
             (&[100], regular("[7]"), std::iter::once(3..95).collect()),
             (&[10, 10], regular("[4, 4]"), vec![1..9, 1..9]),
             (&[10, 10], regular("[4, 4]"), vec![5..6, 0..10]),
@@ -266,9 +271,15 @@ mod tests {
                 regular("[2, 3, 2, 3]"),
                 vec![1..5, 0..6, 2..7, 1..8],
             ),
+            // One band of all the chunks (one chunk along the first dimension).
+            (&[3, 10, 10], regular("[3, 4, 4]"), vec![0..3, 1..10, 0..9]),
+            (&[2, 9, 30], regular("[4, 2, 7]"), vec![0..2, 0..9, 1..30]),
         ];
         let mut checked = 0;
-        for (shape, grid, ranges) in cases {
+        for ((shape, grid, ranges), threads) in cases
+            .into_iter()
+            .flat_map(|case| [1, 2, 5].map(|threads| (case.clone(), threads)))
+        {
             let array = ArrayBuilder::new(shape.to_vec(), grid.as_str(), data_type::float64(), 0.0)
                 .build(Arc::new(MemoryStore::new()), "/")
                 .unwrap();
@@ -281,7 +292,7 @@ mod tests {
                 &subset,
                 Output::Init(&mut output),
                 8,
-                2,
+                threads,
             )
             .unwrap();
             for work in &works {
@@ -306,12 +317,12 @@ mod tests {
                     .collect();
                 assert_eq!(
                     pieces, expected,
-                    "{shape:?} {ranges:?} chunk {:?}",
+                    "{shape:?} {ranges:?} chunk {:?}, {threads} threads",
                     work.indices
                 );
                 checked += pieces.len();
             }
         }
-        assert!(checked > 100, "{checked} runs checked");
+        assert!(checked > 300, "{checked} runs checked");
     }
 }

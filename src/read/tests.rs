@@ -89,3 +89,45 @@ fn chunks_take_the_threads_first_and_large_chunks_the_rest() {
     assert_eq!(split(2, 1), (2, 1));
     assert_eq!(split(0, 8), (1, 8));
 }
+
+/// Whole chunks of short rows read in many runs go through zarrs' own read; windows of them,
+/// fewer runs, longer rows and sharded arrays are read fused.
+#[test]
+fn reads_of_many_short_runs_of_whole_chunks_go_through_zarrs() {
+    let reader = |shape: Vec<u64>, chunk: Vec<u64>| {
+        ArrayBuilder::new(shape, chunk, data_type::float32(), 0.0f32)
+            .array_to_array_codecs(vec![Arc::new(ScaleOffsetCodec::new(0, 100).unwrap())])
+            .build(Arc::new(MemoryStore::new()), "/")
+            .unwrap()
+    };
+    let short_runs = |array: &Array<MemoryStore>, ranges: &[std::ops::Range<u64>]| {
+        let plan = plan(array).expect("fused");
+        plan.short_runs(array, &ArraySubset::new_with_ranges(ranges))
+    };
+    // Rows of 64 elements, 4096 x 512 / 64 = 32768 runs: through zarrs, also beyond the array.
+    let columns = reader(vec![4096, 512], vec![4096, 64]);
+    assert!(short_runs(&columns, &[0..4096, 0..512]));
+    assert!(short_runs(&columns, &[0..4096, 64..520]));
+    // A window, a part of the chunks, one chunk's columns, too few runs: fused.
+    assert!(!short_runs(&columns, &[100..612, 100..612]));
+    assert!(!short_runs(&columns, &[0..4000, 0..512]));
+    assert!(!short_runs(&columns, &[0..4096, 64..128]));
+    assert!(!short_runs(&columns, &[0..1024, 0..512]));
+    // Three dimensions, rows of 64 of chunks holding every step of the first.
+    let stack = reader(vec![8, 512, 512], vec![8, 64, 64]);
+    assert!(short_runs(&stack, &[0..8, 0..512, 0..512]));
+    // Rows of 128 elements or more: fused.
+    let wide = reader(vec![4096, 512], vec![4096, 128]);
+    assert!(!short_runs(&wide, &[0..4096, 0..512]));
+    let sharded = ArrayBuilder::new(
+        vec![4096, 512],
+        vec![4096, 128],
+        data_type::float32(),
+        0.0f32,
+    )
+    .subchunk_shape(vec![4096, 64])
+    .array_to_array_codecs(vec![Arc::new(ScaleOffsetCodec::new(0, 100).unwrap())])
+    .build(Arc::new(MemoryStore::new()), "/")
+    .unwrap();
+    assert!(!short_runs(&sharded, &[0..4096, 0..512]));
+}

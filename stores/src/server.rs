@@ -122,10 +122,8 @@ fn work(root: &Path, receive: &Mutex<Receiver<TcpStream>>, counts: &Counts) {
         let Ok(stream) = stream else {
             return;
         };
-        if let Ok(Some(bytes)) = answer(root, stream, counts) {
-            counts.requests.fetch_add(1, Ordering::SeqCst);
-            counts.bytes.fetch_add(bytes, Ordering::SeqCst);
-        }
+        // An error (a client gone away) ends only that connection.
+        let _ = answer(root, stream, counts);
     }
 }
 
@@ -169,15 +167,19 @@ fn read_request(stream: &TcpStream) -> io::Result<Option<Request>> {
     }))
 }
 
-/// Answers one request; the body bytes sent, or `None` for a request not counted.
-fn answer(root: &Path, mut stream: TcpStream, counts: &Counts) -> io::Result<Option<usize>> {
+/// Answers one request, counting it (but for `/.stats`) in `counts`.
+fn answer(root: &Path, stream: TcpStream, counts: &Counts) -> io::Result<()> {
     stream.set_read_timeout(Some(TIMEOUT))?;
     stream.set_write_timeout(Some(TIMEOUT))?;
     let Some(request) = read_request(&stream)? else {
-        return Ok(None);
+        return Ok(());
+    };
+    let mut stream = Response {
+        stream,
+        counts: Some(counts),
     };
     if request.method != "GET" && request.method != "HEAD" {
-        return respond(&mut stream, "405 Method Not Allowed", 0, &[], None).map(Some);
+        return stream.respond("405 Method Not Allowed", 0, &[], None);
     }
     if request.path == "/.stats" {
         let stats = format!(
@@ -186,12 +188,12 @@ fn answer(root: &Path, mut stream: TcpStream, counts: &Counts) -> io::Result<Opt
             counts.bytes.load(Ordering::SeqCst)
         );
         let body = stats.as_bytes();
-        respond(&mut stream, "200 OK", body.len(), &[], Some(body))?;
-        return Ok(None);
+        stream.counts = None;
+        return stream.respond("200 OK", body.len(), &[], Some(body));
     }
     let Some(mut file) = resolve(root, &request.path).and_then(|path| fs::File::open(path).ok())
     else {
-        return respond(&mut stream, "404 Not Found", 0, &[], None).map(Some);
+        return stream.respond("404 Not Found", 0, &[], None);
     };
     let size = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
     let get = request.method == "GET";
@@ -212,16 +214,14 @@ fn answer(root: &Path, mut stream: TcpStream, counts: &Counts) -> io::Result<Opt
         Some(Range::One(start, end)) => {
             let content_range = format!("bytes {start}-{}/{size}", end - 1);
             let part = read(start, end)?;
-            respond(
-                &mut stream,
+            stream.respond(
                 "206 Partial Content",
                 part.len(),
                 &[("Content-Range", &content_range)],
                 get.then_some(&part[..]),
             )
         }
-        Some(Range::Unsatisfiable) => respond(
-            &mut stream,
+        Some(Range::Unsatisfiable) => stream.respond(
             "416 Range Not Satisfiable",
             0,
             &[("Content-Range", &format!("bytes */{size}"))],
@@ -229,8 +229,7 @@ fn answer(root: &Path, mut stream: TcpStream, counts: &Counts) -> io::Result<Opt
         ),
         Some(Range::Whole) | None => {
             let bytes = read(0, size)?;
-            respond(
-                &mut stream,
+            stream.respond(
                 "200 OK",
                 size,
                 &[("Accept-Ranges", "bytes")],
@@ -238,7 +237,6 @@ fn answer(root: &Path, mut stream: TcpStream, counts: &Counts) -> io::Result<Opt
             )
         }
     }
-    .map(Some)
 }
 
 /// The path of the file a request's target names under `root`, if it names one safely.
@@ -290,28 +288,42 @@ fn parse_range(header: &str, size: usize) -> Range {
     }
 }
 
-/// Writes a response: `length` is the `Content-Length` (of the body a `GET` gets, also for
-/// `HEAD`, which gets no body); the body bytes sent.
-fn respond(
-    stream: &mut TcpStream,
-    status: &str,
-    length: usize,
-    headers: &[(&str, &str)],
-    body: Option<&[u8]>,
-) -> io::Result<usize> {
-    let mut head =
-        format!("HTTP/1.1 {status}\r\nContent-Length: {length}\r\nConnection: close\r\n");
-    for (name, value) in headers {
-        head.push_str(name);
-        head.push_str(": ");
-        head.push_str(value);
+/// A connection to answer, and the counts its answer adds to.
+struct Response<'c> {
+    stream: TcpStream,
+    counts: Option<&'c Counts>,
+}
+
+impl Response<'_> {
+    /// Writes a response: `length` is the `Content-Length` (of the body a `GET` gets, also for
+    /// `HEAD`, which gets no body). The request and its body bytes are counted before anything
+    /// is written, so that a client that has the answer finds it in `/.stats`.
+    fn respond(
+        &mut self,
+        status: &str,
+        length: usize,
+        headers: &[(&str, &str)],
+        body: Option<&[u8]>,
+    ) -> io::Result<()> {
+        if let Some(counts) = self.counts {
+            counts.requests.fetch_add(1, Ordering::SeqCst);
+            counts
+                .bytes
+                .fetch_add(body.map_or(0, <[u8]>::len), Ordering::SeqCst);
+        }
+        let mut head =
+            format!("HTTP/1.1 {status}\r\nContent-Length: {length}\r\nConnection: close\r\n");
+        for (name, value) in headers {
+            head.push_str(name);
+            head.push_str(": ");
+            head.push_str(value);
+            head.push_str("\r\n");
+        }
         head.push_str("\r\n");
+        self.stream.write_all(head.as_bytes())?;
+        if let Some(body) = body {
+            self.stream.write_all(body)?;
+        }
+        self.stream.flush()
     }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes())?;
-    if let Some(body) = body {
-        stream.write_all(body)?;
-    }
-    stream.flush()?;
-    Ok(body.map_or(0, <[u8]>::len))
 }

@@ -1,0 +1,144 @@
+//! What the fused read fetches from the store: of a chunk stored uncompressed (the `bytes` codec
+//! alone), chunked or as the inner chunks of shards, only its elements from the first to the last
+//! a read needs, one range request per chunk, as zarrs' partial decoders fetch no more than the
+//! elements they need; and it reads what zarrs reads.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::counted::Counted;
+use serde_json::json;
+use zarrs::array::{Array, ArrayMetadata, ArraySubset};
+use zarrs::storage::store::MemoryStore;
+use zarrs_scale_offset_cast::FusedReader;
+use zarrs_scale_offset_cast_reference::{Seeded, model_seed_label};
+
+const SHAPE: [u64; 2] = [200, 150];
+const CHUNK: [u64; 2] = [64, 48];
+const SHARD: [u64; 2] = [128, 96];
+/// Rows written; the chunks below them are never stored.
+const WRITTEN: u64 = 192;
+/// A shard's index: two uint64 for each of its 2 x 2 inner chunks, and the crc32c.
+const INDEX_BYTES: usize = 2 * 2 * 16 + 4;
+
+fn metadata(sharded: bool) -> ArrayMetadata {
+    let mut codecs = vec![
+        json!({"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}}),
+        json!({"name": "cast_value", "configuration": {"data_type": "uint16",
+            "out_of_range": "clamp", "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}}),
+        json!({"name": "bytes", "configuration": {"endian": "little"}}),
+    ];
+    let grid = if sharded {
+        codecs = vec![json!({"name": "sharding_indexed", "configuration": {
+            "chunk_shape": CHUNK, "codecs": codecs, "index_location": "end",
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                {"name": "crc32c"}]}})];
+        SHARD
+    } else {
+        CHUNK
+    };
+    serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": SHAPE, "data_type": "float64",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": grid}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN", "codecs": codecs,
+    }))
+    .unwrap()
+}
+
+/// The bytes of the chunks `window` touches that a read of it needs, each from the first element
+/// it needs to the last (in the chunk's C order), and the number of chunks touched and stored.
+fn spans(window: &ArraySubset) -> (usize, usize) {
+    let (start, end) = (window.start(), window.end_exc());
+    let (mut bytes, mut chunks) = (0, 0);
+    for row in start[0] / CHUNK[0]..end[0].div_ceil(CHUNK[0]) {
+        for column in start[1] / CHUNK[1]..end[1].div_ceil(CHUNK[1]) {
+            let origin = [row * CHUNK[0], column * CHUNK[1]];
+            if origin[0] >= WRITTEN {
+                continue;
+            }
+            // The window's first and last element within this chunk, as (row, column).
+            let first: Vec<u64> = (0..2)
+                .map(|d| start[d].max(origin[d]) - origin[d])
+                .collect();
+            let last: Vec<u64> = (0..2)
+                .map(|d| end[d].min(origin[d] + CHUNK[d]) - 1 - origin[d])
+                .collect();
+            let elements = (last[0] * CHUNK[1] + last[1]) - (first[0] * CHUNK[1] + first[1]) + 1;
+            bytes += usize::try_from(elements).unwrap() * 2;
+            chunks += 1;
+        }
+    }
+    (bytes, chunks)
+}
+
+/// The chunks of a grid of `chunk` that `window` touches.
+fn touched(window: &ArraySubset, chunk: [u64; 2]) -> usize {
+    let (start, end) = (window.start(), window.end_exc());
+    (0..2)
+        .map(|d| usize::try_from(end[d].div_ceil(chunk[d]) - start[d] / chunk[d]).unwrap())
+        .product()
+}
+
+#[test]
+fn windows_of_uncompressed_chunks_fetch_only_the_elements_they_span() {
+    let mut random = Seeded::for_test(0x5eed_0000_0e1e);
+    let mut windows = 0;
+    for sharded in [false, true] {
+        let memory = Arc::new(MemoryStore::new());
+        let array = Array::new_with_metadata(memory.clone(), "/", metadata(sharded)).unwrap();
+        let values: Vec<f64> = (0..WRITTEN * SHAPE[1])
+            .map(|i| {
+                if i % 31 == 7 {
+                    f64::NAN
+                } else {
+                    f64::from(u32::try_from(i % 900).unwrap()) * 1e-3
+                }
+            })
+            .collect();
+        array
+            .store_array_subset(&[0..WRITTEN, 0..SHAPE[1]], values)
+            .unwrap();
+        let counted = Arc::new(Counted::new(memory));
+        let through = Array::new_with_metadata(counted.clone(), "/", metadata(sharded)).unwrap();
+        let reader = FusedReader::new(&through);
+        assert!(reader.is_fused());
+        for _ in 0..40 {
+            // At most 100 rows: never a whole shard, which is fetched whole.
+            let rows = 1 + random.below(100);
+            let columns = 1 + random.below(SHAPE[1]);
+            let row = random.below(SHAPE[0] - rows + 1);
+            let column = random.below(SHAPE[1] - columns + 1);
+            let window = ArraySubset::new_with_ranges(&[row..row + rows, column..column + columns]);
+            counted.take();
+            let got: Vec<f64> = reader.retrieve_array_subset(&window).unwrap();
+            let (reads, bytes) = counted.take_bytes();
+            let expected: Vec<f64> = array.retrieve_array_subset(&window).unwrap();
+            assert!(
+                got.iter()
+                    .map(|x| x.to_bits())
+                    .eq(expected.iter().map(|x| x.to_bits())),
+                "sharded {sharded}, {window:?}: the values differ from zarrs'"
+            );
+            let (span_bytes, stored) = spans(&window);
+            let (expected_reads, expected_bytes) = if sharded {
+                // Every shard touched exists (rows 128.. are written in part): its index, then
+                // each stored inner chunk.
+                let shards = touched(&window, SHARD);
+                (shards + stored, shards * INDEX_BYTES + span_bytes)
+            } else {
+                // Every chunk touched is asked for; those never stored answer nothing.
+                (touched(&window, CHUNK), span_bytes)
+            };
+            assert_eq!(
+                (reads, bytes),
+                (expected_reads, expected_bytes),
+                "sharded {sharded}, {window:?}: requests and bytes"
+            );
+            windows += 1;
+        }
+    }
+    let seed = model_seed_label();
+    println!("uncompressed chunks, {seed}: {windows} windows, each fetching only its elements");
+    assert_eq!(windows, 80);
+}
