@@ -281,9 +281,9 @@ impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
         self
     }
 
-    /// Whether reads take the fused path (else they go through zarrs). Whole reads of unsharded
-    /// chunks whose rows are shorter than 128 elements go through zarrs' own read either way,
-    /// which writes their many short runs for less.
+    /// Whether reads take the fused path (else they go through zarrs). Whole reads of chunks (or
+    /// inner chunks) whose rows are shorter than 128 elements go through zarrs' own read either
+    /// way, which writes their many short runs for less.
     #[must_use]
     pub fn is_fused(&self) -> bool {
         self.plan.is_some()

@@ -34,12 +34,12 @@ const SHORT_RUN: u64 = 128;
 const MANY_RUNS: u64 = 1 << 14;
 
 impl Plan {
-    /// Whether a read of `subset` of `array` (unsharded) covers every chunk it touches whole and
-    /// spans several chunks along the last dimension, whose chunks' rows are shorter than
-    /// [`SHORT_RUN`], in at least [`MANY_RUNS`] runs: each chunk then lands in the output as
-    /// many short runs, which zarrs' own read (each chunk decoded whole into a buffer of its own,
-    /// its runs copied out) writes for less than the fused read cuts the output into them
-    /// (docs/performance.md, "Short runs").
+    /// Whether a read of `subset` of `array` covers every chunk it touches whole (for a sharded
+    /// array, every inner chunk) and spans several along the last dimension, whose rows are
+    /// shorter than [`SHORT_RUN`], in at least [`MANY_RUNS`] runs: each chunk then lands in the
+    /// output as many short runs, which zarrs' own read (each chunk decoded whole into a buffer of
+    /// its own, its runs copied out) writes for less than the fused read cuts the output into
+    /// them (docs/performance.md, "Short runs").
     pub(super) fn short_runs<TStorage: ?Sized>(
         &self,
         array: &Array<TStorage>,
@@ -48,11 +48,16 @@ impl Plan {
         let ArrayMetadata::V3(metadata) = array.metadata() else {
             return false;
         };
-        if self.shards.is_some() || metadata.chunk_grid.name() != "regular" {
+        if metadata.chunk_grid.name() != "regular" {
             return false;
         }
-        let Ok(chunk) = array.chunk_shape(&vec![0; array.dimensionality()]) else {
-            return false;
+        // The chunks the codecs decode: a sharded array's inner chunks.
+        let chunk = match &self.shards {
+            Some(sharding) => sharding.inner_shape().to_vec(),
+            None => match array.chunk_shape(&vec![0; array.dimensionality()]) {
+                Ok(chunk) => chunk,
+                Err(_) => return false,
+            },
         };
         let (Some(last), Some(&extent)) = (chunk.last(), subset.shape().last()) else {
             return false;
