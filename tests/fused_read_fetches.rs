@@ -7,7 +7,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::counted::Counted;
+use common::counted::{Counted, Take};
 use serde_json::json;
 use zarrs::array::{Array, ArrayMetadata, ArraySubset};
 use zarrs::storage::store::MemoryStore;

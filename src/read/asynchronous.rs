@@ -223,7 +223,7 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
         let slot = shards.slots[i];
         let index = &shards.indexes[slot];
         let source = sharding.source(index, &work.indices);
-        let source = sharding.narrow(source, &work.indices, work.span(plan.kernel.sizes().1));
+        let source = sharding.narrow(plan, source, work);
         Ok(match source {
             Source::Fill => Fetched::Fill(match index {
                 ShardIndex::Absent => array.fill_value().as_ne_bytes(),

@@ -22,7 +22,7 @@ mod span;
 mod split;
 
 use std::mem::MaybeUninit;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use bytemuck::Zeroable;
 use unsafe_cell_slice::UnsafeCellSlice;
@@ -30,7 +30,7 @@ use zarrs::array::{
     Array, ArrayBytesDecodeIntoTarget, ArrayBytesFixedDisjointView, ArrayError, ArraySubset,
     ArraySubsetTraits, CodecOptions, Element,
 };
-use zarrs::storage::{Bytes, ReadableStorageTraits};
+use zarrs::storage::{ReadableStorage, ReadableStorageTraits, StorageHandle};
 
 use crate::kernel::driver::Output;
 pub use output::FromFusedRead;
@@ -194,22 +194,17 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         let works = split::split(grid, subset, output, plan.kernel.sizes().1, threads)?;
         let (limit, options) = concurrency(works.len(), options);
         let fill = array.fill_value().as_ne_bytes();
-        let storage = shards::storage(array)?;
+        let storage = storage(array)?;
         let read = |mut work: ChunkWork<'_>| {
-            let shape = array.chunk_shape(&work.indices)?;
+            let (key, shape) = (
+                array.chunk_key(&work.indices),
+                array.chunk_shape(&work.indices)?,
+            );
             // An uncompressed chunk's elements are fetched from the first to the last the read
             // needs; any other chunk whole.
             let (encoded, stored) = match work.stored_part(plan, &shape) {
-                Some((range, first)) => {
-                    let key = array.chunk_key(&work.indices);
-                    (storage.get_partial(&key, range), Stored::Elements(first))
-                }
-                None => (
-                    Ok(array
-                        .retrieve_encoded_chunk(&work.indices)?
-                        .map(Bytes::from)),
-                    Stored::Whole,
-                ),
+                Some((range, first)) => (storage.get_partial(&key, range), Stored::Elements(first)),
+                None => (Ok(storage.get(&key)?), Stored::Whole),
             };
             let filled = match encoded {
                 Ok(None) => {
@@ -360,6 +355,16 @@ fn concurrency(chunks: usize, options: &CodecOptions) -> (usize, CodecOptions) {
         outer,
         options.with_concurrent_target(target.div_ceil(outer)),
     )
+}
+
+/// The array's store with its storage transformers, as zarrs reads chunks through them.
+pub(super) fn storage<TStorage: ?Sized + ReadableStorageTraits + 'static>(
+    array: &Array<TStorage>,
+) -> Result<ReadableStorage, ArrayError> {
+    let handle = Arc::new(StorageHandle::new(array.storage()));
+    Ok(array
+        .storage_transformers()
+        .create_readable_transformer(handle)?)
 }
 
 /// Runs `op` on every item, at most `limit` at a time on rayon threads; the first error.

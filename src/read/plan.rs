@@ -152,19 +152,15 @@ pub(super) fn plan<TStorage: ?Sized>(array: &Array<TStorage>) -> Option<Plan> {
     );
     let shards = match sharding {
         Some(configuration) => {
-            // Inner chunks compressed by Blosc alone may be fetched by their blocks, and
-            // uncompressed ones by their elements.
-            let compressors = bytes.bytes_to_bytes_codecs().len();
-            let size = |stored: bool| stored.then(|| data_type.fixed_size()).flatten();
-            let parts = (
-                size(compressors == 1 && blosc_first),
-                size(compressors == 0),
-            );
+            // Inner chunks compressed by Blosc alone may be fetched by their blocks.
+            let blosc = (bytes.bytes_to_bytes_codecs().len() == 1 && blosc_first)
+                .then(|| data_type.fixed_size())
+                .flatten();
             Some(shards::Sharding::new(
                 array,
                 &configuration,
                 missing,
-                parts,
+                blosc,
             )?)
         }
         None => None,

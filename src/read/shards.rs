@@ -17,17 +17,16 @@ use zarrs::array::codec::api::{ArrayToBytesCodecTraits, BytesRepresentation};
 use zarrs::array::{
     Array, ArrayError, ArrayIndices, ArrayMetadata, ArraySubset, CodecOptions, FillValue, data_type,
 };
-use zarrs::storage::ReadableStorage;
 use zarrs::storage::byte_range::ByteRange;
-use zarrs::storage::{Bytes, ReadableStorageTraits, StorageHandle};
+use zarrs::storage::{Bytes, ReadableStorageTraits};
 use zarrs_metadata_ext::codec::sharding::{
     ShardingCodecConfiguration, ShardingCodecConfigurationV1, ShardingIndexLocation,
 };
 
 use super::blocks::BlockTable;
 use super::pieces::{ChunkWork, Filled, Stored};
-use super::span::{elements_part, worth_a_part};
-use super::{Plan, concurrency, for_each_limited};
+use super::span::worth_a_part;
+use super::{Plan, concurrency, for_each_limited, storage};
 use crate::kernel::driver::Output;
 
 /// The `sharding_indexed` codec of an array whose shards the fused read reads itself.
@@ -46,9 +45,6 @@ pub(super) struct Sharding {
     /// The bytes of one stored element where the inner chunks are compressed by Blosc alone
     /// (whose blocks a part of a chunk can be fetched by).
     blosc: Option<usize>,
-    /// The bytes of one stored element where the inner chunks are stored by the `bytes` codec
-    /// alone (whose elements a part of a chunk can be fetched by).
-    raw: Option<usize>,
     /// The indexes and block tables read so far, where the reader keeps them
     /// ([`FusedReader::with_shard_index_cache`](crate::FusedReader::with_shard_index_cache)).
     pub(super) kept: Option<Mutex<Kept>>,
@@ -128,13 +124,13 @@ impl Parts {
 }
 
 impl Sharding {
-    /// The sharding of `array` from its `parts`; `missing`, `blosc` and `raw` as for
-    /// [`Sharding::missing`], [`Sharding::blosc`] and [`Sharding::raw`].
+    /// The sharding of `array` from its `parts`; `missing` as for [`Sharding::missing`],
+    /// `blosc` as for [`Sharding::blosc`].
     pub(super) fn new<TStorage: ?Sized>(
         array: &Array<TStorage>,
         configuration: &ShardingCodecConfigurationV1,
         missing: Option<Vec<u8>>,
-        (blosc, raw): (Option<usize>, Option<usize>),
+        blosc: Option<usize>,
     ) -> Option<Self> {
         let zeros = vec![0; array.dimensionality()];
         let shard_shape = array.chunk_shape(&zeros).ok()?;
@@ -178,7 +174,6 @@ impl Sharding {
             index_range,
             missing,
             blosc,
-            raw,
             kept: None,
         })
     }
@@ -288,10 +283,11 @@ impl Sharding {
         }
     }
 
-    /// `source`, the inner chunk at `inner`, narrowed to the elements `span` it holds where the
-    /// chunk is uncompressed, or to the blocks holding them where the reader holds the chunk's
-    /// block table and the elements are few enough to be decoded without the rest.
-    pub(super) fn narrow(&self, source: Source, inner: &[u64], span: Range<usize>) -> Source {
+    /// `source`, the inner chunk of `work`, narrowed to the elements its pieces need where the
+    /// plan's chunks are uncompressed ([`ChunkWork::stored_part`]), or to the blocks holding them
+    /// where the reader holds the chunk's block table and the elements are few enough to be
+    /// decoded without the rest.
+    pub(super) fn narrow(&self, plan: &Plan, source: Source, work: &ChunkWork<'_>) -> Source {
         let Source::Range(ByteRange::FromStart(offset, Some(len))) = source else {
             return source;
         };
@@ -301,18 +297,21 @@ impl Sharding {
             .iter()
             .map(|n| n.get())
             .product::<u64>();
-        if let Some(size) = self.raw {
+        if let Some((ByteRange::FromStart(start, Some(part)), first)) =
+            work.stored_part(plan, self.inner_shape())
+        {
             // The whole chunk where its size is not its elements' (zarrs then reports it).
-            return match elements_part(size, elements, &span) {
-                Some((start, part)) if elements.checked_mul(size as u64) == Some(len) => {
-                    Source::Elements(ByteRange::FromStart(offset + start, Some(part)), span.start)
-                }
-                _ => source,
+            let size = plan.stored.fixed_size().map(|size| size as u64);
+            return if size.and_then(|size| elements.checked_mul(size)) == Some(len) {
+                Source::Elements(ByteRange::FromStart(offset + start, Some(part)), first)
+            } else {
+                source
             };
         }
         let (Some(size), Some(kept)) = (self.blosc, &self.kept) else {
             return source;
         };
+        let (inner, span) = (&work.indices, work.span(plan.kernel.sizes().1));
         if !usize::try_from(elements).is_ok_and(|elements| worth_a_part(span.len(), elements)) {
             return source;
         }
@@ -388,16 +387,6 @@ fn to_usize(n: u64) -> usize {
     usize::try_from(n).expect("an offset within memory")
 }
 
-/// The array's store with its storage transformers, as zarrs reads chunks through them.
-pub(super) fn storage<TStorage: ?Sized + ReadableStorageTraits + 'static>(
-    array: &Array<TStorage>,
-) -> Result<ReadableStorage, ArrayError> {
-    let handle = Arc::new(StorageHandle::new(array.storage()));
-    Ok(array
-        .storage_transformers()
-        .create_readable_transformer(handle)?)
-}
-
 /// The shards `works` touch (each once, in order) and, for each work, the position of its shard.
 pub(super) fn shards_of(
     sharding: &Sharding,
@@ -462,7 +451,7 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
         let shape = sharding.inner_shape();
         let read = |mut work: ChunkWork<'_>| {
             let source = sharding.source(&index, &work.indices);
-            let source = sharding.narrow(source, &work.indices, work.span(out_size));
+            let source = sharding.narrow(plan, source, &work);
             let filled = match source {
                 Source::Fill => {
                     work.fill_with(match index {

@@ -150,8 +150,6 @@ fn place<'o>(
     let (mut last, mut row_first) = (count.saturating_sub(1), 0);
     let mut rest = output;
     let mut at = first;
-    // The start of the output row at or after `at` (a division only once a row).
-    let mut row_start = at.next_multiple_of(row);
     while !rest.is_empty() {
         let after = if last + 1 == count { 0 } else { last + 1 };
         let index = [after, row_first]
@@ -161,16 +159,13 @@ fn place<'o>(
             .expect("the runs of the chunks partition the output");
         let (input, _, len) = chunk_runs[index][next[index]];
         next[index] += 1;
-        if at == row_start {
+        if at.is_multiple_of(row) {
             row_first = index;
         }
         let (piece, tail) = std::mem::take(&mut rest).split_at(len * out_size);
         works[index].pieces.push((input, piece));
         rest = tail;
         at += len;
-        if at > row_start {
-            row_start = at.next_multiple_of(row);
-        }
         last = index;
     }
     assert!(
