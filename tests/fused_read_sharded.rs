@@ -1,8 +1,8 @@
 //! Sharded arrays through the fused read path give exactly what zarrs' own path gives: the
 //! crate's codecs inside the sharding codec (as zarr-python writes them) and outside it, index at
-//! the start or the end, with or without crc32c, compressed inner chunks, missing inner chunks and
-//! shards, edge shards, subsets within one inner chunk, across shards and beyond the array; and
-//! corrupt shards fail as zarrs' reads fail.
+//! the start or the end, with or without crc32c, inner chunks in either byte order, compressed
+//! inner chunks, missing inner chunks and shards, edge shards, subsets within one inner chunk,
+//! across shards and beyond the array; and corrupt shards fail as zarrs' reads fail.
 
 mod common;
 
@@ -36,6 +36,8 @@ struct Layout {
     codecs_inside: bool,
     index_at_start: bool,
     index_crc32c: bool,
+    /// The inner chunks' byte order (`bytes`' `endian`).
+    endian: &'static str,
     compressors: Json,
     fill: Json,
 }
@@ -43,7 +45,7 @@ struct Layout {
 impl Layout {
     fn metadata(&self) -> ArrayMetadata {
         let [scale_offset, cast_value] = reflectance_codecs();
-        let mut inner = vec![json!({"name": "bytes", "configuration": {"endian": "little"}})];
+        let mut inner = vec![json!({"name": "bytes", "configuration": {"endian": self.endian}})];
         inner.extend(self.compressors.as_array().unwrap().iter().cloned());
         let mut index = vec![json!({"name": "bytes", "configuration": {"endian": "little"}})];
         if self.index_crc32c {
@@ -111,6 +113,7 @@ fn random_sharded_arrays_read_the_same() {
             codecs_inside: case % 2 == 0,
             index_at_start: below(2) == 0,
             index_crc32c: below(2) == 0,
+            endian: ["little", "big"][usize::try_from(below(2)).unwrap()],
             compressors: compressors[usize::try_from(below(3)).unwrap()].clone(),
             // A NaN with a payload is stored as 0 and reads back as the plain NaN: the elements
             // of missing inner chunks then differ from the array's fill value where the codecs
@@ -164,6 +167,7 @@ fn written(index_at_start: bool, index_crc32c: bool) -> (Arc<MemoryStore>, Array
         codecs_inside: true,
         index_at_start,
         index_crc32c,
+        endian: "little",
         compressors: json!([]),
         fill: json!("NaN"),
     };
@@ -205,6 +209,7 @@ fn missing_inner_chunks_read_as_the_inner_fill_value_decoded() {
             codecs_inside,
             index_at_start: false,
             index_crc32c: true,
+            endian: if codecs_inside { "big" } else { "little" },
             compressors: json!([]),
             fill: json!("0x7ff4000000000001"),
         };
@@ -303,6 +308,7 @@ fn missing_inner_chunks_and_shards_read_as_the_fill_value() {
             codecs_inside: false,
             index_at_start: false,
             index_crc32c: true,
+            endian: "big",
             compressors: json!([]),
             fill: fill.clone(),
         };

@@ -82,7 +82,8 @@ struct Input {
     shape: (u8, u8),
     chunk: (u8, u8),
     transpose: bool,
-    /// Sharding, with the codecs outside (1) or inside (2) the shards.
+    /// Sharding, with the codecs outside (1) or inside (2) the shards (`shard % 3`); the stored
+    /// elements big-endian (`shard / 3` odd).
     shard: u8,
     /// For sharding: the inner chunks (whole rows of the shard, or single elements), the index at
     /// the start, crc32c on the index.
@@ -256,7 +257,8 @@ fuzz_target!(|input: Input| {
     if input.transpose {
         codecs.insert(0, json!({"name": "transpose", "configuration": {"order": [1, 0]}}));
     }
-    let bytes_codec = if stored.1 == 1 { json!({"name": "bytes"}) } else { json!({"name": "bytes", "configuration": {"endian": "little"}}) };
+    let endian = if (input.shard / 3) % 2 == 1 { "big" } else { "little" };
+    let bytes_codec = if stored.1 == 1 { json!({"name": "bytes"}) } else { json!({"name": "bytes", "configuration": {"endian": endian}}) };
     let shape = [u64::from(input.shape.0 % 6) + 1, u64::from(input.shape.1 % 6) + 1];
     let chunk = [u64::from(input.chunk.0 % 4) + 1, u64::from(input.chunk.1 % 4) + 1];
     let inner_chunk = if input.inner_rows { [1, chunk[1]] } else { [1, 1] };
