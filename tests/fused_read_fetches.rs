@@ -1,7 +1,8 @@
 //! What the fused read fetches from the store: of a chunk stored uncompressed (the `bytes` codec
 //! alone), chunked or as the inner chunks of shards, only its elements from the first to the last
 //! a read needs, one range request per chunk, as zarrs' partial decoders fetch no more than the
-//! elements they need; and it reads what zarrs reads.
+//! elements they need; a shard of compressed inner chunks that a read needs every one of, whole in
+//! one request, as zarr-python fetches it; and it reads what zarrs reads.
 
 mod common;
 
@@ -10,6 +11,7 @@ use std::sync::Arc;
 use common::counted::{Counted, Take};
 use serde_json::json;
 use zarrs::array::{Array, ArrayMetadata, ArraySubset};
+use zarrs::storage::ReadableStorageTraits;
 use zarrs::storage::store::MemoryStore;
 use zarrs_scale_offset_cast::FusedReader;
 use zarrs_scale_offset_cast_reference::{Seeded, model_seed_label};
@@ -22,13 +24,15 @@ const WRITTEN: u64 = 192;
 /// A shard's index: two uint64 for each of its 2 x 2 inner chunks, and the crc32c.
 const INDEX_BYTES: usize = 2 * 2 * 16 + 4;
 
-fn metadata(sharded: bool) -> ArrayMetadata {
+/// The array's metadata: chunked or sharded, with `compressors` after `bytes`.
+fn metadata(sharded: bool, compressors: &[serde_json::Value]) -> ArrayMetadata {
     let mut codecs = vec![
         json!({"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}}),
         json!({"name": "cast_value", "configuration": {"data_type": "uint16",
             "out_of_range": "clamp", "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}}),
         json!({"name": "bytes", "configuration": {"endian": "little"}}),
     ];
+    codecs.extend(compressors.iter().cloned());
     let grid = if sharded {
         codecs = vec![json!({"name": "sharding_indexed", "configuration": {
             "chunk_shape": CHUNK, "codecs": codecs, "index_location": "end",
@@ -86,7 +90,7 @@ fn windows_of_uncompressed_chunks_fetch_only_the_elements_they_span() {
     let mut windows = 0;
     for sharded in [false, true] {
         let memory = Arc::new(MemoryStore::new());
-        let array = Array::new_with_metadata(memory.clone(), "/", metadata(sharded)).unwrap();
+        let array = Array::new_with_metadata(memory.clone(), "/", metadata(sharded, &[])).unwrap();
         let values: Vec<f64> = (0..WRITTEN * SHAPE[1])
             .map(|i| {
                 if i % 31 == 7 {
@@ -100,7 +104,8 @@ fn windows_of_uncompressed_chunks_fetch_only_the_elements_they_span() {
             .store_array_subset(&[0..WRITTEN, 0..SHAPE[1]], values)
             .unwrap();
         let counted = Arc::new(Counted::new(memory));
-        let through = Array::new_with_metadata(counted.clone(), "/", metadata(sharded)).unwrap();
+        let through =
+            Array::new_with_metadata(counted.clone(), "/", metadata(sharded, &[])).unwrap();
         let reader = FusedReader::new(&through);
         assert!(reader.is_fused());
         for _ in 0..40 {
@@ -141,4 +146,99 @@ fn windows_of_uncompressed_chunks_fetch_only_the_elements_they_span() {
     let seed = model_seed_label();
     println!("uncompressed chunks, {seed}: {windows} windows, each fetching only its elements");
     assert_eq!(windows, 80);
+}
+
+/// Whether `window` needs every inner chunk of the shard at `shard` within the array (reaches
+/// into its first and its last along each dimension).
+fn needs_every_inner_chunk(window: &ArraySubset, shard: [u64; 2]) -> bool {
+    (0..2).all(|d| {
+        let start = shard[d] * SHARD[d];
+        let within = (start + SHARD[d]).min(SHAPE[d]);
+        let last = start + (within - start - 1) / CHUNK[d] * CHUNK[d];
+        window.start()[d] < start + CHUNK[d] && window.end_exc()[d] > last
+    })
+}
+
+#[test]
+fn shards_of_compressed_inner_chunks_a_window_needs_whole_are_fetched_whole() {
+    let mut random = Seeded::for_test(0x5eed_0000_5ad0);
+    let gzip = [json!({"name": "gzip", "configuration": {"level": 1}})];
+    let memory = Arc::new(MemoryStore::new());
+    let array = Array::new_with_metadata(memory.clone(), "/", metadata(true, &gzip)).unwrap();
+    let values: Vec<f64> = (0..WRITTEN * SHAPE[1])
+        .map(|i| f64::from(u32::try_from(i % 900).unwrap()) * 1e-3)
+        .collect();
+    array
+        .store_array_subset(&[0..WRITTEN, 0..SHAPE[1]], values)
+        .unwrap();
+    let counted = Arc::new(Counted::new(memory.clone()));
+    let through = Array::new_with_metadata(counted.clone(), "/", metadata(true, &gzip)).unwrap();
+    let plain = FusedReader::new(&through);
+    let (mut windows, mut whole_shards) = (0, 0);
+    for _ in 0..60 {
+        let rows = 1 + random.below(SHAPE[0]);
+        let columns = 1 + random.below(SHAPE[1]);
+        let row = random.below(SHAPE[0] - rows + 1);
+        let column = random.below(SHAPE[1] - columns + 1);
+        let window = ArraySubset::new_with_ranges(&[row..row + rows, column..column + columns]);
+        let expected: Vec<f64> = array.retrieve_array_subset(&window).unwrap();
+        let bits = |values: &[f64]| values.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        // Per shard touched: the whole shard where the window needs each of its inner chunks,
+        // else its index and each stored inner chunk touched (rows from 192 on are not stored).
+        let (mut reads, mut indexed_reads, mut bytes, mut all_whole) = (0, 0, 0, true);
+        for shard_row in row / SHARD[0]..=(row + rows - 1) / SHARD[0] {
+            for shard_column in column / SHARD[1]..=(column + columns - 1) / SHARD[1] {
+                let shard = [shard_row, shard_column];
+                let region = ArraySubset::new_with_start_shape(
+                    vec![shard_row * SHARD[0], shard_column * SHARD[1]],
+                    SHARD.to_vec(),
+                )
+                .unwrap();
+                let part = region.overlap(&window).unwrap();
+                let stored = (part.start()[0] / CHUNK[0]..part.end_exc()[0].div_ceil(CHUNK[0]))
+                    .filter(|&inner_row| inner_row * CHUNK[0] < WRITTEN)
+                    .count()
+                    * usize::try_from(
+                        part.end_exc()[1].div_ceil(CHUNK[1]) - part.start()[1] / CHUNK[1],
+                    )
+                    .unwrap();
+                indexed_reads += stored;
+                if needs_every_inner_chunk(&window, shard) {
+                    reads += 1;
+                    let key = through.chunk_key(&shard);
+                    bytes += memory.get(&key).unwrap().unwrap().len();
+                    whole_shards += 1;
+                } else {
+                    reads += 1 + stored;
+                    all_whole = false;
+                }
+            }
+        }
+        // Without the cache, and twice through a reader keeping indexes, which keeps those of
+        // the shards it reads whole too: its second read fetches inner chunks alone.
+        let keeping = FusedReader::new(&through).with_shard_index_cache();
+        for (reader, expected_reads) in [
+            (&plain, reads),
+            (&keeping, reads),
+            (&keeping, indexed_reads),
+        ] {
+            counted.take();
+            let got: Vec<f64> = reader.retrieve_array_subset(&window).unwrap();
+            assert_eq!(
+                bits(&got),
+                bits(&expected),
+                "{window:?}: the values differ from zarrs'"
+            );
+            let (got_reads, got_bytes) = counted.take_bytes();
+            assert_eq!(got_reads, expected_reads, "{window:?}: requests");
+            if all_whole && expected_reads == reads {
+                assert_eq!(got_bytes, bytes, "{window:?}: bytes");
+            }
+        }
+        windows += 1;
+    }
+    let seed = model_seed_label();
+    println!("compressed shards, {seed}: {windows} windows, {whole_shards} shards read whole");
+    assert_eq!(windows, 60);
+    assert!(whole_shards >= 10, "{whole_shards} shards read whole");
 }

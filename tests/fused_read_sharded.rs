@@ -157,9 +157,13 @@ fn random_sharded_arrays_read_the_same() {
     assert_eq!(reads, 48 * 6);
 }
 
-/// A 2-D sharded array of 12 x 12 in shards of 6 x 6 and inner chunks of 3 x 3, written whole
-/// but for one inner chunk of NaN.
-fn written(index_at_start: bool, index_crc32c: bool) -> (Arc<MemoryStore>, Array<MemoryStore>) {
+/// A 2-D sharded array of 12 x 12 in shards of 6 x 6 and inner chunks of 3 x 3 compressed by
+/// `compressors`, written whole but for one inner chunk of NaN.
+fn written(
+    index_at_start: bool,
+    index_crc32c: bool,
+    compressors: &Json,
+) -> (Arc<MemoryStore>, Array<MemoryStore>) {
     let layout = Layout {
         shape: vec![12, 12],
         shard: vec![6, 6],
@@ -168,7 +172,7 @@ fn written(index_at_start: bool, index_crc32c: bool) -> (Arc<MemoryStore>, Array
         index_at_start,
         index_crc32c,
         endian: "little",
-        compressors: json!([]),
+        compressors: compressors.clone(),
         fill: json!("NaN"),
     };
     let (store, array) = layout.array();
@@ -250,9 +254,14 @@ fn missing_inner_chunks_read_as_the_inner_fill_value_decoded() {
 fn corrupt_shards_fail_as_zarrs_fails() {
     let key = StoreKey::new("c/0/0").unwrap();
     let mut cases = 0;
-    for index_at_start in [false, true] {
-        for index_crc32c in [false, true] {
-            let (store, array) = written(index_at_start, index_crc32c);
+    // Uncompressed inner chunks, and compressed ones (a read needing every inner chunk of a
+    // shard then fetches it whole).
+    let zstd = json!([{"name": "zstd", "configuration": {"level": 1, "checksum": false}}]);
+    for (index_at_start, index_crc32c) in
+        [(false, false), (false, true), (true, false), (true, true)]
+    {
+        for compressors in [json!([]), zstd.clone()] {
+            let (store, array) = written(index_at_start, index_crc32c, &compressors);
             let stored = store.get(&key).unwrap().unwrap().to_vec();
             // 4 inner chunks of 16 bytes each, two numbers of 8 bytes, and a crc32c.
             let index_len = 4 * 16 + if index_crc32c { 4 } else { 0 };
@@ -287,15 +296,16 @@ fn corrupt_shards_fail_as_zarrs_fails() {
                     if shorter_than_index && !index_at_start && subset.start() != [0, 0] {
                         continue;
                     }
-                    let context =
-                        format!("{what}, index at start {index_at_start}, crc32c {index_crc32c}");
+                    let context = format!(
+                        "{what}, index at start {index_at_start}, crc32c {index_crc32c}, {compressors}"
+                    );
                     compare_with(&array, &subset, &context, Errors::SameKind);
                     cases += 1;
                 }
             }
         }
     }
-    assert_eq!(cases, 4 * 5 * 5 - 2 * 2 * 3);
+    assert_eq!(cases, 2 * (4 * 5 * 5 - 2 * 2 * 3));
 }
 
 #[test]

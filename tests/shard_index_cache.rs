@@ -183,6 +183,18 @@ fn kept_blosc_blocks_fetch_only_what_a_window_needs() {
     same_as_zarrs(&keeping, &writer, &[10, 12, 70, 72]);
     let (_, blocks) = counted.take_bytes();
     assert!(blocks * 3 < bytes, "{blocks} of {bytes}");
+    // A new reader, and a window needing both inner chunks of the lower shard: the shard whole,
+    // one request; its index and the chunks' block tables are kept from it, so that a later
+    // window of one chunk fetches its blocks alone.
+    let keeping = FusedReader::new(&array).with_shard_index_cache();
+    same_as_zarrs(&keeping, &writer, &[70, 80, 60, 70]);
+    let (reads, shard) = counted.take_bytes();
+    assert_eq!(reads, 1);
+    assert!(shard > 2 * bytes, "{shard}");
+    same_as_zarrs(&keeping, &writer, &[70, 72, 100, 102]);
+    let (reads, blocks) = counted.take_bytes();
+    assert_eq!(reads, 1);
+    assert!(blocks * 3 < bytes, "{blocks} of {bytes}");
 }
 
 #[test]

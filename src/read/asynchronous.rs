@@ -142,7 +142,9 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
             .create_async_readable_transformer(handle)
             .await?;
         let shards = match &plan.shards {
-            Some(sharding) => Some(Shards::fetch(array, sharding, &storage, &works, subset).await?),
+            Some(sharding) => {
+                Some(Shards::fetch(array, plan, sharding, &storage, &works, subset).await?)
+            }
             None => None,
         };
         let mut first = 0;
@@ -230,7 +232,10 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
                 _ => sharding.missing.as_deref().expect("checked by `source`"),
             }),
             Source::Zarrs => Fetched::Zarrs,
-            Source::Held(encoded) => Fetched::Stored(encoded, Stored::Whole),
+            Source::Held(encoded) => {
+                sharding.keep_blocks(&work.indices, &encoded);
+                Fetched::Stored(encoded, Stored::Whole)
+            }
             Source::Range(range) => {
                 let key = array.chunk_key(&shards.indices[slot]);
                 match storage.get_partial(&key, range).await {
@@ -305,6 +310,7 @@ impl Shards {
     /// The shards of `works`, each index (or whole shard) fetched once, concurrently.
     async fn fetch<TStorage: ?Sized>(
         array: &Array<TStorage>,
+        plan: &Plan,
         sharding: &Sharding,
         storage: &AsyncReadableStorage,
         works: &[ChunkWork<'_>],
@@ -314,8 +320,10 @@ impl Shards {
         let indexes: Vec<ShardIndex> = futures::stream::iter(indices.iter().map(|shard| {
             let key = array.chunk_key(shard);
             async move {
-                Ok::<_, ArrayError>(if Sharding::read_whole(array, shard, subset)? {
-                    sharding.index(storage.get(&key).await, true)
+                Ok::<_, ArrayError>(if sharding.read_whole(plan, array, shard, subset)? {
+                    let index = sharding.index(storage.get(&key).await, true);
+                    sharding.keep(shard, &index);
+                    index
                 } else if let Some(index) = sharding.kept(shard) {
                     index
                 } else {

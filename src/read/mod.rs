@@ -256,8 +256,9 @@ impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
     /// object store or HTTP server is a round trip less per window. As zarrs'
     /// `ArrayShardedExtCache`, it is for arrays that are not written while the reader is used:
     /// an index kept from before a shard was rewritten points at bytes that are no longer the
-    /// inner chunk's. An absent shard or an index that could not be read is not kept, and a
-    /// read that covers a whole shard reads it whole as before.
+    /// inner chunk's. An absent shard or an index that could not be read is not kept. A read
+    /// that covers a shard reads it whole as before, and so does the first read that needs every
+    /// one of its compressed inner chunks (one request); the index is kept from it too.
     ///
     /// Of each inner chunk compressed by Blosc alone that it has fetched whole, the reader also
     /// keeps where the Blosc blocks lie (the Blosc header and block starts): a later read of at

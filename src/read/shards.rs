@@ -192,20 +192,38 @@ impl Sharding {
             .collect()
     }
 
-    /// How a read of `subset` reads the shard at `shard`: whole where the read covers it (as
-    /// zarrs reads such a shard: one request), else its index first.
+    /// Whether a read of `subset` reads the shard at `shard` whole, in one request (the index
+    /// with it): where the read covers the shard, as zarrs reads such a shard; and, as
+    /// zarr-python reads a shard whose inner chunks a read all needs, where it touches every
+    /// inner chunk of the shard within the array, those are compressed (so that each would be
+    /// fetched whole anyway, after the index) and the reader has not kept the shard's index
+    /// (from which a reader that keeps indexes fetches only what a window needs).
     pub(super) fn read_whole<TStorage: ?Sized>(
+        &self,
+        plan: &Plan,
         array: &Array<TStorage>,
         shard: &[u64],
         subset: &ArraySubset,
     ) -> Result<bool, ArrayError> {
-        let shard = array.chunk_subset(shard)?;
-        Ok(shard
-            .start()
-            .iter()
-            .zip(shard.end_exc())
-            .zip(subset.start().iter().zip(subset.end_exc()))
-            .all(|((&start, end), (&from, to))| from <= start && end <= to))
+        let region = array.chunk_subset(shard)?;
+        let (start, end) = (region.start(), region.end_exc());
+        let (from, to) = (subset.start(), subset.end_exc());
+        let dims = 0..start.len();
+        if dims.clone().all(|d| from[d] <= start[d] && end[d] <= to[d]) {
+            return Ok(true);
+        }
+        if plan.inner.bytes_to_bytes_codecs().is_empty() || self.kept(shard).is_some() {
+            return Ok(false);
+        }
+        // Along each dimension, the read reaches into the shard's first inner chunk and into
+        // its last within the array.
+        let inner = self.inner_shape();
+        Ok(dims.into_iter().all(|d| {
+            let size = inner[d].get();
+            let within = end[d].min(array.shape()[d]);
+            let last = start[d] + within.saturating_sub(start[d] + 1) / size * size;
+            from[d] < start[d] + size && to[d] > last
+        }))
     }
 
     /// The index read from a shard: `stored` is what the store returned for the index range or,
@@ -262,10 +280,11 @@ impl Sharding {
         Some(ShardIndex::Entries(entries, None))
     }
 
-    /// Keeps `index`, read from `shard` by itself, where the reader keeps indexes: not an absent
-    /// shard (a later write may create it) nor an index that could not be read.
+    /// Keeps `index`, read from `shard` (by itself or with the whole shard), where the reader
+    /// keeps indexes: not an absent shard (a later write may create it) nor an index that could
+    /// not be read.
     pub(super) fn keep(&self, shard: &[u64], index: &ShardIndex) {
-        if let (Some(kept), ShardIndex::Entries(entries, None)) = (&self.kept, index)
+        if let (Some(kept), ShardIndex::Entries(entries, _)) = (&self.kept, index)
             && let Ok(mut kept) = kept.lock()
         {
             kept.indexes.insert(shard.to_vec(), entries.clone());
@@ -438,8 +457,10 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
     let fill = array.fill_value().as_ne_bytes();
     let read_shard = |(shard, works): (ArrayIndices, Vec<ChunkWork<'_>>)| {
         let key = array.chunk_key(&shard);
-        let index = if Sharding::read_whole(array, &shard, subset)? {
-            sharding.index(storage.get(&key), true)
+        let index = if sharding.read_whole(plan, array, &shard, subset)? {
+            let index = sharding.index(storage.get(&key), true);
+            sharding.keep(&shard, &index);
+            index
         } else if let Some(index) = sharding.kept(&shard) {
             index
         } else {
@@ -462,6 +483,7 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
                 }
                 Source::Zarrs => Filled::ThroughZarrs,
                 Source::Held(encoded) => {
+                    sharding.keep_blocks(&work.indices, &encoded);
                     work.decode(plan, shape, &encoded, Stored::Whole, &options)
                 }
                 Source::Range(range) => match storage.get_partial(&key, range) {
