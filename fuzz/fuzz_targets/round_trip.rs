@@ -83,7 +83,8 @@ struct Input {
     chunk: (u8, u8),
     transpose: bool,
     /// Sharding, with the codecs outside (1) or inside (2) the shards (`shard % 3`); the stored
-    /// elements big-endian (`shard / 3` odd).
+    /// elements big-endian (`shard / 3` odd); the inner chunks compressed by gzip (`shard / 6`
+    /// odd).
     shard: u8,
     /// For sharding: the inner chunks (whole rows of the shard, or single elements), the index at
     /// the start, crc32c on the index.
@@ -271,11 +272,15 @@ fuzz_target!(|input: Input| {
         json!({"name": "sharding_indexed", "configuration": {"chunk_shape": inner_chunk,
             "codecs": inner, "index_codecs": index_codecs, "index_location": location}})
     };
+    let mut stored_codecs = vec![bytes_codec.clone()];
+    if (input.shard / 6) % 2 == 1 {
+        stored_codecs.push(json!({"name": "gzip", "configuration": {"level": 1}}));
+    }
     match input.shard % 3 {
-        1 => codecs.push(sharding(vec![bytes_codec])),
+        1 => codecs.push(sharding(stored_codecs)),
         2 => {
             let mut inner = std::mem::take(&mut codecs);
-            inner.push(bytes_codec);
+            inner.extend(stored_codecs);
             codecs.push(sharding(inner));
         }
         _ => codecs.push(bytes_codec),
