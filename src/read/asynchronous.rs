@@ -1,6 +1,8 @@
 //! The fused read from zarrs' asynchronous stores (feature `async`): chunks fetched concurrently,
 //! a batch at a time, and decoded on rayon threads as the synchronous read decodes them.
 
+use std::borrow::Cow;
+use std::num::NonZeroU64;
 use std::sync::Arc;
 
 use bytemuck::Zeroable;
@@ -14,7 +16,7 @@ use zarrs::array::{
 use zarrs::storage::{AsyncReadableStorage, AsyncReadableStorageTraits, Bytes, StorageHandle};
 
 use super::pieces::{self, ChunkWork, Filled, Stored};
-use super::shards::{self, ShardIndex, Sharding, Source};
+use super::shards::{self, IndexFrom, ShardIndex, Sharding, Source};
 use super::{FromFusedRead, FusedReader, Plan, concurrency, element_count, room, view_of};
 use crate::kernel::driver::Output;
 use crate::parallel;
@@ -165,9 +167,9 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
                     }
                     Fetched::Zarrs => Filled::ThroughZarrs,
                     Fetched::Stored(encoded, stored) => {
-                        let shape = match &plan.shards {
-                            Some(sharding) => sharding.inner_shape().to_vec(),
-                            None => array.chunk_shape(&work.indices)?.clone(),
+                        let shape: Cow<'_, [NonZeroU64]> = match &plan.shards {
+                            Some(sharding) => Cow::Borrowed(sharding.inner_shape()),
+                            None => Cow::Owned(array.chunk_shape(&work.indices)?),
                         };
                         work.decode(plan, &shape, &encoded, stored, &chunk_options)
                     }
@@ -320,17 +322,13 @@ impl Shards {
         let indexes: Vec<ShardIndex> = futures::stream::iter(indices.iter().map(|shard| {
             let key = array.chunk_key(shard);
             async move {
-                Ok::<_, ArrayError>(if sharding.read_whole(plan, array, shard, subset)? {
-                    let index = sharding.index(storage.get(&key).await, true);
-                    sharding.keep(shard, &index);
-                    index
-                } else if let Some(index) = sharding.kept(shard) {
-                    index
-                } else {
-                    let range = sharding.index_range;
-                    let index = sharding.index(storage.get_partial(&key, range).await, false);
-                    sharding.keep(shard, &index);
-                    index
+                Ok::<_, ArrayError>(match sharding.index_from(plan, array, shard, subset)? {
+                    IndexFrom::Kept(index) => index,
+                    IndexFrom::Shard => sharding.index(shard, storage.get(&key).await, true),
+                    IndexFrom::Range => {
+                        let stored = storage.get_partial(&key, sharding.index_range).await;
+                        sharding.index(shard, stored, false)
+                    }
                 })
             }
         }))

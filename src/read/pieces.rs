@@ -75,7 +75,7 @@ impl ChunkWork<'_> {
         plan: &Plan,
         chunk_shape: &[NonZeroU64],
     ) -> Option<(ByteRange, usize)> {
-        if !plan.inner.bytes_to_bytes_codecs().is_empty() {
+        if plan.compressed() {
             return None;
         }
         let span = self.span(plan.kernel.sizes().1);
@@ -125,7 +125,7 @@ impl ChunkWork<'_> {
                 .map(|decoded| (decoded, first)),
             // Only the elements between the first and the last the pieces need, where the
             // chunk's compressor decodes a part for less.
-            Stored::Whole | Stored::Blocks if !plan.inner.bytes_to_bytes_codecs().is_empty() => {
+            Stored::Whole | Stored::Blocks if plan.compressed() => {
                 let span = self.span(out_size);
                 decode_span(plan, encoded, chunk_shape, span.clone(), options)
                     .map(|decoded| (Cow::Owned(decoded), span.start))

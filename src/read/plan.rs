@@ -34,6 +34,12 @@ const SHORT_RUN: u64 = 128;
 const MANY_RUNS: u64 = 1 << 14;
 
 impl Plan {
+    /// Whether the stored chunks (a sharded array's inner chunks) are compressed: bytes-to-bytes
+    /// codecs follow `bytes`. Parts of uncompressed chunks are fetched by their elements.
+    pub(super) fn compressed(&self) -> bool {
+        !self.inner.bytes_to_bytes_codecs().is_empty()
+    }
+
     /// Whether a read of `subset` of `array` covers every chunk it touches whole (for a sharded
     /// array, every inner chunk) and spans several along the last dimension, whose rows are
     /// shorter than [`SHORT_RUN`], in at least [`MANY_RUNS`] runs: each chunk then lands in the

@@ -71,6 +71,16 @@ pub(super) enum ShardIndex {
     Unreadable,
 }
 
+/// Where a read takes a shard's index from ([`Sharding::index_from`]).
+pub(super) enum IndexFrom {
+    /// The whole shard, fetched in one request.
+    Shard,
+    /// The index's byte range.
+    Range,
+    /// The index the reader kept.
+    Kept(ShardIndex),
+}
+
 /// Where an inner chunk's elements come from.
 pub(super) enum Source {
     /// Fill bytes of one element.
@@ -192,43 +202,60 @@ impl Sharding {
             .collect()
     }
 
-    /// Whether a read of `subset` reads the shard at `shard` whole, in one request (the index
-    /// with it): where the read covers the shard, as zarrs reads such a shard; and, as
-    /// zarr-python reads a shard whose inner chunks a read all needs, where it touches every
-    /// inner chunk of the shard within the array, those are compressed (so that each would be
-    /// fetched whole anyway, after the index) and the reader has not kept the shard's index
-    /// (from which a reader that keeps indexes fetches only what a window needs).
-    pub(super) fn read_whole<TStorage: ?Sized>(
+    /// Where a read of `subset` takes the index of the shard at `shard` from: the whole shard,
+    /// fetched in one request, where the read covers it (as zarrs reads such a shard); what the
+    /// reader kept; the whole shard again where the read reaches into every inner chunk of it
+    /// within the array and those are compressed (each would be fetched whole anyway, after the
+    /// index: zarr-python reads such a shard whole too); else the index's range.
+    pub(super) fn index_from<TStorage: ?Sized>(
         &self,
         plan: &Plan,
         array: &Array<TStorage>,
         shard: &[u64],
         subset: &ArraySubset,
-    ) -> Result<bool, ArrayError> {
+    ) -> Result<IndexFrom, ArrayError> {
         let region = array.chunk_subset(shard)?;
         let (start, end) = (region.start(), region.end_exc());
         let (from, to) = (subset.start(), subset.end_exc());
         let dims = 0..start.len();
         if dims.clone().all(|d| from[d] <= start[d] && end[d] <= to[d]) {
-            return Ok(true);
+            return Ok(IndexFrom::Shard);
         }
-        if plan.inner.bytes_to_bytes_codecs().is_empty() || self.kept(shard).is_some() {
-            return Ok(false);
+        if let Some(index) = self.kept(shard) {
+            return Ok(IndexFrom::Kept(index));
         }
         // Along each dimension, the read reaches into the shard's first inner chunk and into
         // its last within the array.
         let inner = self.inner_shape();
-        Ok(dims.into_iter().all(|d| {
+        let every = dims.into_iter().all(|d| {
             let size = inner[d].get();
             let within = end[d].min(array.shape()[d]);
             let last = start[d] + within.saturating_sub(start[d] + 1) / size * size;
             from[d] < start[d] + size && to[d] > last
-        }))
+        });
+        Ok(if every && plan.compressed() {
+            IndexFrom::Shard
+        } else {
+            IndexFrom::Range
+        })
+    }
+
+    /// The index of `shard` read from what the store returned for the index range or, where
+    /// `whole`, for the whole shard; kept where the reader keeps indexes.
+    pub(super) fn index<E>(
+        &self,
+        shard: &[u64],
+        stored: Result<Option<Bytes>, E>,
+        whole: bool,
+    ) -> ShardIndex {
+        let index = self.decode_index(stored, whole);
+        self.keep(shard, &index);
+        index
     }
 
     /// The index read from a shard: `stored` is what the store returned for the index range or,
     /// where `whole`, for the whole shard.
-    pub(super) fn index<E>(&self, stored: Result<Option<Bytes>, E>, whole: bool) -> ShardIndex {
+    fn decode_index<E>(&self, stored: Result<Option<Bytes>, E>, whole: bool) -> ShardIndex {
         let bytes = match stored {
             Ok(None) => return ShardIndex::Absent,
             Ok(Some(bytes)) => bytes,
@@ -283,7 +310,7 @@ impl Sharding {
     /// Keeps `index`, read from `shard` (by itself or with the whole shard), where the reader
     /// keeps indexes: not an absent shard (a later write may create it) nor an index that could
     /// not be read.
-    pub(super) fn keep(&self, shard: &[u64], index: &ShardIndex) {
+    fn keep(&self, shard: &[u64], index: &ShardIndex) {
         if let (Some(kept), ShardIndex::Entries(entries, _)) = (&self.kept, index)
             && let Ok(mut kept) = kept.lock()
         {
@@ -457,16 +484,13 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
     let fill = array.fill_value().as_ne_bytes();
     let read_shard = |(shard, works): (ArrayIndices, Vec<ChunkWork<'_>>)| {
         let key = array.chunk_key(&shard);
-        let index = if sharding.read_whole(plan, array, &shard, subset)? {
-            let index = sharding.index(storage.get(&key), true);
-            sharding.keep(&shard, &index);
-            index
-        } else if let Some(index) = sharding.kept(&shard) {
-            index
-        } else {
-            let index = sharding.index(storage.get_partial(&key, sharding.index_range), false);
-            sharding.keep(&shard, &index);
-            index
+        let index = match sharding.index_from(plan, array, &shard, subset)? {
+            IndexFrom::Kept(index) => index,
+            IndexFrom::Shard => sharding.index(&shard, storage.get(&key), true),
+            IndexFrom::Range => {
+                let stored = storage.get_partial(&key, sharding.index_range);
+                sharding.index(&shard, stored, false)
+            }
         };
         let (limit, options) = concurrency(works.len(), &shard_options);
         let shape = sharding.inner_shape();
