@@ -49,7 +49,9 @@
 //! element reads the same whether or not its chunk was written, a write fails for a chunk holding
 //! an element bit-equal to a fill value that the codec chain does not return bit for bit (any NaN
 //! counts as the same NaN); the error suggests a fill value that does come back. `cast_value`
-//! also requires the fill value to survive its own round trip, as the specification says.
+//! also requires the fill value to survive its own round trip, as the specification says. Reads
+//! take any fill value, so that arrays other implementations wrote with one that does not come
+//! back (zarr-python writes them) stay readable, element for element as they read them.
 //!
 //! ## Beyond the codecs
 //! - [`FusedReader`]: the fast path for large reads.

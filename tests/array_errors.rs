@@ -7,7 +7,7 @@ use serde_json::json;
 use zarrs::array::ArrayBytes;
 use zarrs::storage::{ReadableStorageTraits, StoreKey, WritableStorageTraits};
 use zarrs_scale_offset_cast as _;
-use zarrs_scale_offset_cast::validate_array;
+use zarrs_scale_offset_cast::{FusedReader, validate_array};
 
 use common::array::{open, span};
 
@@ -174,7 +174,8 @@ fn a_value_that_cannot_be_encoded_fails_the_store_and_leaves_its_chunk_unchanged
 }
 
 #[test]
-fn a_fill_value_that_cannot_survive_the_round_trip_fails_before_any_chunk_is_touched() {
+fn a_fill_value_that_cannot_survive_the_round_trip_fails_writes_before_any_chunk_is_touched_and_no_read()
+ {
     let codecs = json!([{"name": "cast_value", "configuration": {"data_type": "float32"}}]);
     let (store, array) = open(&[4], &[4], "float64", json!(0.1), codecs).unwrap();
     let message = "does not survive the round trip";
@@ -195,13 +196,56 @@ fn a_fill_value_that_cannot_survive_the_round_trip_fails_before_any_chunk_is_tou
             .unwrap()
             .is_none()
     );
-    // A chunk written by someone else is not decoded either.
+    // Reads take the fill value, so that arrays other implementations wrote with it stay
+    // readable: a chunk written by someone else decodes as the specification decodes it.
     store
-        .set(&StoreKey::new("a/c/0").unwrap(), vec![0u8; 16].into())
+        .set(
+            &StoreKey::new("a/c/0").unwrap(),
+            0.25f32.to_le_bytes().repeat(4).into(),
+        )
         .unwrap();
-    let error = array
+    let values = array
         .retrieve_array_subset::<Vec<f64>>(&span(0, 4))
+        .unwrap();
+    assert_eq!(values, [0.25; 4]);
+    let reader = FusedReader::new(&array);
+    let values = reader
+        .retrieve_array_subset::<Vec<f64>>(&span(0, 4))
+        .unwrap();
+    assert_eq!(values, [0.25; 4]);
+    assert!(reader.is_fused(), "read on the fast path");
+}
+
+#[test]
+fn a_scale_offset_fill_value_that_cannot_be_encoded_fails_writes_and_no_read() {
+    // 0 - 10 is below uint8's range.
+    let codecs = json!([{"name": "scale_offset", "configuration": {"offset": 10}}]);
+    let (store, array) = open(&[8], &[4], "uint8", json!(0), codecs).unwrap();
+    let message = "cannot be encoded";
+    let error = validate_array(&array).unwrap_err().to_string();
+    assert!(error.contains(message), "{error}");
+    let error = array
+        .store_array_subset(&span(0, 4), vec![12u8; 4])
         .unwrap_err()
         .to_string();
     assert!(error.contains(message), "{error}");
+    let key = StoreKey::new("a/c/0").unwrap();
+    assert!(store.get(&key).unwrap().is_none());
+    // A chunk written elsewhere decodes (x + 10); the chunk never written reads as the fill value.
+    store.set(&key, vec![0u8, 1, 2, 245].into()).unwrap();
+    let expected = [10u8, 11, 12, 255, 0, 0, 0, 0];
+    assert_eq!(
+        array.retrieve_array_subset::<Vec<u8>>(&span(0, 8)).unwrap(),
+        expected
+    );
+    assert_eq!(
+        FusedReader::new(&array)
+            .retrieve_array_subset::<Vec<u8>>(&span(0, 8))
+            .unwrap(),
+        expected
+    );
+    assert_eq!(
+        array.retrieve_array_subset::<Vec<u8>>(&span(2, 6)).unwrap(),
+        expected[2..6]
+    );
 }

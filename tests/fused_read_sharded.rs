@@ -198,6 +198,18 @@ fn shard_subsets() -> Vec<ArraySubset> {
     .collect()
 }
 
+/// Compares reads of a 12 x 12 array whose inner chunk (0, 0) of shard (0, 0) alone is written
+/// (on the fused path, as zarrs reads them): whole, one shard, across inner chunks, and in the
+/// shard that does not exist. Returns how many.
+fn compare_partly_written(array: &Array<MemoryStore>, context: &str) -> usize {
+    let subsets = [[0..12, 0..12], [0..6, 0..6], [2..5, 2..5], [4..5, 7..8]];
+    for subset in &subsets {
+        let subset = ArraySubset::new_with_ranges(subset);
+        assert!(compare_with(array, &subset, context, Errors::Same));
+    }
+    subsets.len()
+}
+
 #[test]
 fn missing_inner_chunks_read_as_the_inner_fill_value_decoded() {
     // With the codecs outside the sharding codec, a missing inner chunk of a shard that exists
@@ -222,16 +234,7 @@ fn missing_inner_chunks_read_as_the_inner_fill_value_decoded() {
         array
             .store_array_subset(&[0..3, 0..3], vec![0.25; 9])
             .unwrap();
-        for subset in [[0..12, 0..12], [0..6, 0..6], [2..5, 2..5], [4..5, 7..8]] {
-            let subset = ArraySubset::new_with_ranges(&subset);
-            assert!(compare_with(
-                &array,
-                &subset,
-                &format!("{layout:?}"),
-                Errors::Same
-            ));
-            cases += 1;
-        }
+        cases += compare_partly_written(&array, &format!("{layout:?}"));
         let got: Vec<f64> = FusedReader::new(&array)
             .retrieve_array_subset(&[4..5, 4..11])
             .unwrap();
@@ -246,6 +249,53 @@ fn missing_inner_chunks_read_as_the_inner_fill_value_decoded() {
             bits,
             [&[inner; 2][..], &[0x7ff4_0000_0000_0001; 5]].concat()
         );
+    }
+    assert_eq!(cases, 8);
+}
+
+#[test]
+fn a_fill_value_that_does_not_survive_reads_as_zarrs_reads_it() {
+    // -0.1 encodes to 0, which decodes to NaN: writes refuse it, but arrays written elsewhere
+    // with it read. With the codecs outside the sharding codec a missing inner chunk holds the
+    // encoded fill value (0) and reads as NaN; inside, and for a missing shard, it reads as -0.1.
+    let mut cases = 0;
+    for codecs_inside in [false, true] {
+        let layout = |fill: Json| Layout {
+            shape: vec![12, 12],
+            shard: vec![6, 6],
+            inner: vec![3, 3],
+            codecs_inside,
+            index_at_start: false,
+            index_crc32c: true,
+            endian: "little",
+            compressors: json!([]),
+            fill,
+        };
+        let (store, writer) = layout(json!("NaN")).array();
+        // Inner chunk (0, 0) of shard (0, 0) only.
+        writer
+            .store_array_subset(&[0..3, 0..3], vec![0.25; 9])
+            .unwrap();
+        let reading = layout(json!(-0.1));
+        let array = Array::new_with_metadata(store, "/", reading.metadata()).unwrap();
+        assert!(array.store_array_subset(&[0..1, 0..1], vec![0.5]).is_err());
+        cases += compare_partly_written(&array, &format!("{reading:?}"));
+        let got: Vec<f64> = FusedReader::new(&array)
+            .retrieve_array_subset(&[2..3, 2..9])
+            .unwrap();
+        let inner = if codecs_inside { -0.1 } else { f64::NAN };
+        // 0.25 is stored as 3500 and decoded as 3500 / 10000 - 0.1.
+        let expected = [
+            3500.0 / 10000.0 - 0.1,
+            inner,
+            inner,
+            inner,
+            -0.1,
+            -0.1,
+            -0.1,
+        ];
+        let bits = |values: &[f64]| values.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&got), bits(&expected), "{reading:?}");
     }
     assert_eq!(cases, 8);
 }

@@ -7,10 +7,10 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use common::chunk_files::chunk_files;
 use common::{SPEC_OVERRIDES, expected_value, from_ne_bytes, matches, swap_to_native, to_bytes};
 use serde_json::Value as Json;
 use zarrs::array::{Array, ArrayBytes, ArrayMetadata, ArraySubset};
@@ -69,26 +69,6 @@ fn codec_names(codecs: &Json) -> Vec<String> {
         }
     }
     names
-}
-
-/// Every file under `dir` but `zarr.json`, by relative path.
-fn chunk_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.file_name().unwrap() != "zarr.json" {
-                files.insert(
-                    path.strip_prefix(dir).unwrap().to_path_buf(),
-                    std::fs::read(&path).unwrap(),
-                );
-            }
-        }
-    }
-    files
 }
 
 /// The C-order values of `region` (start/stop per dimension) of an array of `shape`.

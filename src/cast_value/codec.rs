@@ -177,35 +177,49 @@ impl CastValueCodec {
         })
     }
 
+    /// The fill value's encoding, which is all a read needs of it: the encode must succeed, as
+    /// the specification casts the fill value "using the same casting semantics as elements".
+    fn fill_encoding(&self, bound: &Bound, fill_value: &FillValue) -> Result<u64, CastValueError> {
+        let (source, target) = (bound.source, self.settings.target);
+        let bytes = fill_value.as_ne_bytes();
+        check_fill_size(bytes.len(), source.size()).map_err(CastValueError::from)?;
+        let x = decode(source.kind(), element_bits(bytes));
+        bound
+            .encode_cast
+            .cast(x)
+            .map_err(|kind| CastValueError::FillValue {
+                value: x.to_string(),
+                data_type: source.name(),
+                reason: format!(
+                    "cannot be encoded: {}",
+                    reason(
+                        &self.settings,
+                        Direction::Encode,
+                        source,
+                        target,
+                        x,
+                        kind.into()
+                    )
+                ),
+            })
+    }
+
     /// Pushes the fill value through the codec and back, and returns its encoding: the encode and
-    /// the decode must succeed and the value must survive, as the specification requires.
+    /// the decode must succeed and the value must survive, as the specification requires of the
+    /// arrays a write creates (reads take any fill value that encodes, see [`Self::check_read`]).
     pub(super) fn encode_fill_value(
         &self,
         bound: &Bound,
         fill_value: &FillValue,
     ) -> Result<Vec<u8>, CastValueError> {
         let (source, target) = (bound.source, self.settings.target);
-        let bytes = fill_value.as_ne_bytes();
-        check_fill_size(bytes.len(), source.size()).map_err(CastValueError::from)?;
-        let x = decode(source.kind(), element_bits(bytes));
+        let encoded = self.fill_encoding(bound, fill_value)?;
+        let x = decode(source.kind(), element_bits(fill_value.as_ne_bytes()));
         let fill_error = |reason: String| CastValueError::FillValue {
             value: x.to_string(),
             data_type: source.name(),
             reason,
         };
-        let encoded = bound.encode_cast.cast(x).map_err(|kind| {
-            fill_error(format!(
-                "cannot be encoded: {}",
-                reason(
-                    &self.settings,
-                    Direction::Encode,
-                    source,
-                    target,
-                    x,
-                    kind.into()
-                )
-            ))
-        })?;
         let y = decode(target.kind(), encoded);
         let back = bound.decode_cast.cast(y).map_err(|kind| {
             fill_error(format!(
@@ -226,9 +240,7 @@ impl CastValueCodec {
                 "does not survive the round trip: it encodes to {y} ({target}) and decodes to {z}; use a fill value that {target} holds exactly, or map it with scalar_map"
             )));
         }
-        let mut out = vec![0u8; target.size()];
-        write_element_bits(encoded, &mut out);
-        Ok(out)
+        Ok(element_bytes(encoded, target.size()))
     }
 
     /// Checks the codec against its input data type and fill value, as a write would, and returns
@@ -246,6 +258,31 @@ impl CastValueCodec {
         ))
     }
 
+    /// The encoded data type and fill value as a read takes them: any fill value that encodes,
+    /// whether or not it survives the round trip, so that arrays other implementations wrote
+    /// with such a fill value stay readable (writes refuse them, as [`Self::check`] does).
+    pub(crate) fn check_read(
+        &self,
+        data_type: &DataType,
+        fill_value: &FillValue,
+    ) -> Result<(DataType, FillValue), CastValueError> {
+        let bound = self.bound(data_type)?;
+        Ok((
+            self.settings.target_data_type.clone(),
+            FillValue::new(self.read_fill_value(&bound, fill_value)?),
+        ))
+    }
+
+    /// The fill value's encoding as a read takes it (see [`Self::check_read`]).
+    pub(super) fn read_fill_value(
+        &self,
+        bound: &Bound,
+        fill_value: &FillValue,
+    ) -> Result<Vec<u8>, CastValueError> {
+        let encoded = self.fill_encoding(bound, fill_value)?;
+        Ok(element_bytes(encoded, self.settings.target.size()))
+    }
+
     pub(super) fn convert<'a>(
         &self,
         direction: Direction,
@@ -260,7 +297,13 @@ impl CastValueCodec {
             Direction::Encode => (&bound.encode, bound.source, self.settings.target),
             Direction::Decode => (&bound.decode, self.settings.target, bound.source),
         };
-        self.encode_fill_value(&bound, fill_value)?;
+        // A write checks the fill value as the specification requires; a read does not need it.
+        if direction == Direction::Encode {
+            self.encode_fill_value(&bound, fill_value)?;
+        } else {
+            check_fill_size(fill_value.size(), bound.source.size())
+                .map_err(CastValueError::from)?;
+        }
         let bytes = bytes.into_fixed()?;
         check_length(bytes.len(), shape, from.size()).map_err(CastValueError::from)?;
         let context = match direction {
@@ -372,4 +415,11 @@ impl CastValueCodec {
             .into(),
         }
     }
+}
+
+/// The `size` bytes of an element of bits `bits`.
+fn element_bytes(bits: u64, size: usize) -> Vec<u8> {
+    let mut bytes = vec![0u8; size];
+    write_element_bits(bits, &mut bytes);
+    bytes
 }

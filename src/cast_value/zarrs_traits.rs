@@ -61,9 +61,12 @@ impl ArrayToArrayCodecTraits for CastValueCodec {
     ///
     /// zarrs also calls this with a stand-in fill value of zero bytes to plan concurrency, which
     /// earlier codecs of the chain may have transformed: the codec cannot tell it from a real fill
-    /// value, so a fill value that cannot pass through the codec gives zero bytes here. Encoding
-    /// and decoding check the real fill value strictly (as [`validate_array`](crate::validate_array)
-    /// does up front). Errors that depend only on the data type are reported here.
+    /// value, so a fill value that cannot be encoded gives zero bytes here. A fill value that
+    /// encodes is encoded, whether or not it survives the round trip (what a sharding codec after
+    /// this one fills its missing inner chunks with, as reads of arrays other implementations
+    /// wrote need it). Encoding checks the real fill value strictly (as
+    /// [`validate_array`](crate::validate_array) does up front). Errors that depend only on the
+    /// data type are reported here.
     fn encoded_fill_value(
         &self,
         decoded_data_type: &DataType,
@@ -73,7 +76,7 @@ impl ArrayToArrayCodecTraits for CastValueCodec {
         check_fill_size(decoded_fill_value.size(), bound.source.size())
             .map_err(crate::CastValueError::from)?;
         Ok(FillValue::new(
-            self.encode_fill_value(&bound, decoded_fill_value)
+            self.read_fill_value(&bound, decoded_fill_value)
                 .unwrap_or_else(|_| vec![0; self.settings.target.size()]),
         ))
     }

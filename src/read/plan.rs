@@ -124,7 +124,7 @@ pub(super) fn plan<TStorage: ?Sized>(array: &Array<TStorage>) -> Option<Plan> {
         } else if let Some(codec) = any.downcast_ref::<CastValueCodec>() {
             (
                 Some(codec.decode_kernel(&data_type).ok()?),
-                codec.check(&data_type, &fill).ok()?,
+                codec.check_read(&data_type, &fill).ok()?,
             )
         } else {
             return None;

@@ -308,7 +308,13 @@ impl ScaleOffsetCodec {
         options: &CodecOptions,
     ) -> Result<ArrayBytes<'a>, CodecError> {
         let bound = self.bound(data_type)?;
-        Self::encode_fill_value(&bound, fill_value)?;
+        // A write checks the fill value as the specification requires; a read does not need it.
+        if direction == Direction::Encode {
+            Self::encode_fill_value(&bound, fill_value)?;
+        } else {
+            check_fill_size(fill_value.size(), bound.data_type.size())
+                .map_err(ScaleOffsetError::from)?;
+        }
         let bytes = bytes.into_fixed()?;
         check_length(bytes.len(), shape, bound.data_type.size()).map_err(ScaleOffsetError::from)?;
         let context = match direction {

@@ -5,6 +5,7 @@
 #![allow(dead_code, reason = "each test file uses part of this module")]
 
 pub(crate) mod array;
+pub(crate) mod chunk_files;
 pub(crate) mod counted;
 pub(crate) mod error_kinds;
 pub(crate) mod fused;
