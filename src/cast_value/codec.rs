@@ -20,6 +20,7 @@ use crate::chain::{Context, Link, OwnFillRule, check_fill_rule, convert_chunk};
 use crate::element::cast_value::ElementCast;
 use crate::element::scalar_map::read_entries;
 use crate::error::Error;
+use crate::kernel::lut::SpareBits;
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};
 use crate::numeric::fault::ElementFault;
@@ -165,11 +166,13 @@ impl CastValueCodec {
                 forward: encode_cast.clone(),
                 back: Some(decode_cast.clone()),
                 isa,
+                spare_bits: SpareBits::Refuse,
             }),
             decode: cast_kernel(&CastSpec {
                 forward: decode_cast.clone(),
                 back: None,
                 isa,
+                spare_bits: SpareBits::Ignore,
             }),
             encode_cast,
             decode_cast,

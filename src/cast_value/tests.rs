@@ -7,6 +7,7 @@ use super::kernel::dispatch::{CastSpec, cast_kernel};
 use crate::Direction;
 use crate::element::cast_value::ElementCast;
 use crate::element::scalar_map::{MapEntry, read_entries};
+use crate::kernel::lut::SpareBits;
 use crate::kernel::simd::Isa;
 use crate::kernel::testing::{ROUNDINGS, apply_each, model_fault};
 use crate::numeric::{NumericType, OutOfRangeMode, RoundingMode};
@@ -79,6 +80,7 @@ fn check(case: &Case<'_>, inputs: &[u64]) -> usize {
             forward: forward.clone(),
             back: back.clone(),
             isa,
+            spare_bits: SpareBits::Refuse,
         });
         let results = apply_each(kernel.as_ref(), &bytes);
         for ((&bits, got), want) in inputs.iter().zip(&results).zip(&expected) {

@@ -47,7 +47,8 @@ pub enum ElementErrorKind {
     /// An integer `scale_offset` decode whose division by the scale leaves a remainder.
     NotExact,
     /// The element's bits are not an encoding of its data type (spare bits set in a type narrower
-    /// than its byte, such as an int4 byte holding 100).
+    /// than its byte, such as an int4 byte holding 100), in elements given to a write. Stored
+    /// elements are read by their value bits, whatever their spare bits hold.
     InvalidEncoding,
 }
 

@@ -177,6 +177,26 @@ impl NumericType {
         }
     }
 
+    /// The encoding an element's bits stand for with its spare bits ignored, as the data types'
+    /// specifications say the `bytes` codec ignores them: the value bits, sign-extended for int2
+    /// and int4 (as zarrs holds them). Types that fill their bytes are unchanged.
+    #[expect(clippy::cast_possible_truncation, reason = "sizes are at most 8")]
+    pub(crate) const fn canonical(self, bits: u64) -> u64 {
+        let width = 8 * self.size() as u32;
+        let value_bits = self.bits();
+        if value_bits >= width {
+            return bits;
+        }
+        let low = bits & ((1u64 << value_bits) - 1);
+        let spare = ((1u64 << width) - 1) & !((1u64 << value_bits) - 1);
+        match self.kind() {
+            Kind::Int(IntFormat { signed: true, .. }) if (low >> (value_bits - 1)) & 1 == 1 => {
+                low | spare
+            }
+            _ => low,
+        }
+    }
+
     /// Whether the `size()` bytes of an element with these bits are an encoding of the type:
     /// types narrower than their byte must leave the spare bits clear (sign-extended for int2
     /// and int4, as zarrs holds them).
@@ -308,5 +328,30 @@ mod tests {
         assert_eq!(valid(NumericType::Float4E2M1FN), 16);
         assert_eq!(valid(NumericType::Int8), 256);
         assert_eq!(valid(NumericType::Float8E8M0FNU), 256);
+        // Each byte stands for the encoding of its value bits, and encodings for themselves.
+        for t in [
+            NumericType::Int2,
+            NumericType::Int4,
+            NumericType::UInt2,
+            NumericType::UInt4,
+            NumericType::Float4E2M1FN,
+            NumericType::Float6E3M2FN,
+            NumericType::Int8,
+        ] {
+            for byte in 0..=255u64 {
+                let canonical = t.canonical(byte);
+                assert!(t.is_encoding(canonical), "{t} {byte:#x}");
+                assert_eq!(
+                    canonical & ((1 << t.bits()) - 1),
+                    byte & ((1 << t.bits()) - 1)
+                );
+                if t.is_encoding(byte) {
+                    assert_eq!(canonical, byte, "{t} {byte:#x}");
+                }
+            }
+        }
+        assert_eq!(NumericType::Int4.canonical(0x0f), 0xff);
+        assert_eq!(NumericType::Int4.canonical(0x64), 0x04);
+        assert_eq!(NumericType::UInt2.canonical(0xfe), 0x02);
     }
 }

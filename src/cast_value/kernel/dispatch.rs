@@ -18,7 +18,7 @@ use super::{CastKernel, FastPath};
 use crate::element::cast_value::{CheckedCast, ElementCast, int_to_float_safe_range};
 use crate::element::scalar_map::{MapEntry, ScalarMap};
 use crate::kernel::exact::Exact;
-use crate::kernel::lut::lut;
+use crate::kernel::lut::{SpareBits, lut};
 use crate::kernel::simd::Isa;
 use crate::kernel::{Chain, Kernel, Slots, Typed, Written};
 use crate::numeric::fault::ElementFault;
@@ -61,6 +61,9 @@ pub(crate) struct CastSpec {
     pub(crate) back: Option<ElementCast>,
     /// The instruction set of the loops.
     pub(crate) isa: Isa,
+    /// What the cast makes of one-byte inputs with spare bits set: refused for a write (an
+    /// encode), ignored for a read (a decode of stored elements).
+    pub(crate) spare_bits: SpareBits,
 }
 
 impl CastSpec {
@@ -93,7 +96,9 @@ pub(crate) fn cast_kernel(spec: &CastSpec) -> Arc<dyn Kernel> {
     let byte_to_float = matches!(from, NumericType::Int8 | NumericType::UInt8) && hardware_target;
     if from.size() == 1 && !byte_to_float {
         let checked = spec.checked(from);
-        return lut(from, to.size(), move |bits| checked.element(bits));
+        return lut(from, to.size(), spec.spare_bits, move |bits| {
+            checked.element(bits)
+        });
     }
     if !(to.is_integer() || hardware_target) {
         // float16, bfloat16 and the small floats: the exact element function.

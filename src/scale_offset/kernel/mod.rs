@@ -18,7 +18,7 @@ use std::sync::Arc;
 use crate::Direction;
 use crate::element::scale_offset::{Parameters, element};
 use crate::kernel::exact::Exact;
-use crate::kernel::lut::lut;
+use crate::kernel::lut::{SpareBits, lut};
 use crate::kernel::simd::{BlockLoop, Isa};
 use crate::kernel::{Kernel, Slots, Typed, Written};
 use crate::numeric::fault::ElementFault;
@@ -42,7 +42,14 @@ pub(crate) fn scale_offset_kernel(
         NumericType::UInt16 => Arc::new(IntKernel::<u16>::new(t, direction, parameters, isa)),
         NumericType::UInt32 => Arc::new(IntKernel::<u32>::new(t, direction, parameters, isa)),
         NumericType::UInt64 => Arc::new(IntKernel::<u64>::new(t, direction, parameters, isa)),
-        _ if t.size() == 1 => lut(t, 1, exact),
+        // A decode reads stored elements, whose spare bits any writer may have set.
+        _ if t.size() == 1 => {
+            let spare = match direction {
+                Direction::Encode => SpareBits::Refuse,
+                Direction::Decode => SpareBits::Ignore,
+            };
+            lut(t, 1, spare, exact)
+        }
         _ => Arc::new(Exact::new(t, t.size(), Arc::new(exact))),
     }
 }
