@@ -96,20 +96,22 @@ async fn read_the_same(
 fn fused_reads_from_an_asynchronous_store_give_what_zarrs_gives() {
     block_on(async {
         let store = Arc::new(AsyncMemoryStore::new());
-        let metadata: ArrayMetadata = serde_json::from_value(json!({
-            "zarr_format": 3, "node_type": "array", "shape": [300, 70], "data_type": "float64",
-            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [64, 32]}},
-            "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN",
-            "codecs": [
-                {"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}},
-                {"name": "cast_value", "configuration": {"data_type": "uint16",
-                    "out_of_range": "clamp",
-                    "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}},
-                {"name": "bytes", "configuration": {"endian": "little"}}
-            ],
-        }))
-        .unwrap();
-        let array = Array::new_with_metadata(store, "/r", metadata).unwrap();
+        let metadata = |fill: serde_json::Value| -> ArrayMetadata {
+            serde_json::from_value(json!({
+                "zarr_format": 3, "node_type": "array", "shape": [300, 70], "data_type": "float64",
+                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [64, 32]}},
+                "chunk_key_encoding": {"name": "default"}, "fill_value": fill,
+                "codecs": [
+                    {"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}},
+                    {"name": "cast_value", "configuration": {"data_type": "uint16",
+                        "out_of_range": "clamp",
+                        "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}},
+                    {"name": "bytes", "configuration": {"endian": "little"}}
+                ],
+            }))
+            .unwrap()
+        };
+        let array = Array::new_with_metadata(store.clone(), "/r", metadata(json!("NaN"))).unwrap();
         validate_array(&array).unwrap();
         // Every chunk but those of the last rows, with NaN and values beyond the clamp.
         let values: Vec<f64> = (0..256 * 70)
@@ -135,6 +137,21 @@ fn fused_reads_from_an_asynchronous_store_give_what_zarrs_gives() {
             read_the_same(&array, &reader, &subset, "").await;
             runs += 1;
         }
+        // The same chunks with the fill value -0.1, which encodes to 0 and so decodes to NaN:
+        // writes refuse it, reads take it (chunks never written read as -0.1), on the fast path.
+        let other = Array::new_with_metadata(store, "/r", metadata(json!(-0.1))).unwrap();
+        assert!(validate_array(&other).is_err());
+        let other_reader = FusedReader::new(&other);
+        for subset in [[0..300, 0..70], [250..300, 60..70]] {
+            read_the_same(&other, &other_reader, &subset, "fill -0.1").await;
+            runs += 1;
+        }
+        assert!(other_reader.is_fused());
+        let corner: Vec<f64> = other_reader
+            .async_retrieve_array_subset(&[299..300, 69..70])
+            .await
+            .unwrap();
+        assert_eq!(bits(&corner), bits(&[-0.1]));
         println!("{runs} subsets read the same through the asynchronous fused path");
         // A stored 1 decodes to -0.0999 with these parameters; a stored element the decode
         // rejects is not possible here, so a chunk of the wrong size stands for a chunk that
