@@ -3,9 +3,9 @@
     zpy random_arrays.py SEED COUNT OUT
 
 For `tests/zarr_python_random.rs`: COUNT arrays `OUT/aNNN` of random data types (every integer and
-float type zarr-python has), chains (`[scale_offset, cast_value]`, either alone), roundings,
-`out_of_range` modes, NaN maps, fill values, shapes (1-D to 3-D, edge chunks), shards, byte orders
-and compressors, some written only in part. Beside each: `aNNN.input` (the values given to
+float type zarr-python has), chains (`[scale_offset, cast_value]`, either alone, two casts in a
+row), roundings, `out_of_range` modes, NaN maps, fill values, shapes (1-D to 3-D, edge chunks),
+shards, byte orders and compressors, some written only in part. Beside each: `aNNN.input` (the values given to
 zarr-python, little-endian, C order) and `aNNN.read` (what zarr-python reads back). `OUT/cases.json`
 describes each; `fill_changes` says whether zarr-python stores the fill value as something that
 reads back differently (which the specification forbids, so the crate refuses to write it), and
@@ -46,8 +46,14 @@ def as_json(value, dtype):
 def chain():
     """A decoded data type, the filters, and what the values need to know of them."""
     dtype = pick(FLOATS * 3 + INTS)
-    kind = pick(["scale_offset+cast_value", "scale_offset+cast_value", "cast_value", "scale_offset"])
+    kinds = ["scale_offset+cast_value", "scale_offset+cast_value", "cast_value", "scale_offset"]
+    # float64 narrowed to float32 first, then cast to the target: two roundings in a row.
+    kind = pick(kinds + (["float32+cast_value"] if dtype == "float64" else []))
     filters, offset, scale, target, out_of_range, nan_code = [], 0, 1, None, None, None
+    cast_from = dtype
+    if kind.startswith("float32+"):
+        filters.append(CastValue(data_type="float32", rounding=pick(ROUNDINGS)))
+        cast_from = "float32"
     if "scale_offset" in kind:
         if dtype in FLOATS:
             offset = pick([0.0, 0.5, -1.0, 1.25, -0.1, 3.0])
@@ -57,16 +63,16 @@ def chain():
             scale = pick([1, 2, 3, 5])
         filters.append(ScaleOffset(offset=offset, scale=scale))
     if "cast_value" in kind:
-        choices = INTS + INTS + FLOATS if dtype in FLOATS else INTS + FLOATS
+        choices = INTS + INTS + FLOATS if cast_from in FLOATS else INTS + FLOATS
         if np.dtype(dtype).itemsize == 1:
             # zarr-python 3.4.2 takes the byte order of such arrays for the decoded data type.
             choices = ["int8", "uint8"]
-        target = pick([t for t in choices if t != dtype])
+        target = pick([t for t in choices if t not in (dtype, cast_from)])
         config = {"data_type": target, "rounding": pick(ROUNDINGS)}
         out_of_range = pick([None, "clamp"] + ([] if target in FLOATS else ["wrap"]))
         if out_of_range:
             config["out_of_range"] = out_of_range
-        if dtype in FLOATS and target in INTS and rng.random() < 0.7:
+        if cast_from in FLOATS and target in INTS and rng.random() < 0.7:
             info = np.iinfo(target)
             nan_code = int(pick([info.max, info.min, 0]))
             config["scalar_map"] = {"encode": [["NaN", nan_code]], "decode": [[nan_code, "NaN"]]}
