@@ -56,8 +56,9 @@ def chain():
         cast_from = "float32"
     if "scale_offset" in kind:
         if dtype in FLOATS:
-            offset = pick([0.0, 0.5, -1.0, 1.25, -0.1, 3.0])
-            scale = pick([1.0, 2.0, 4.0, 10.0, 100.0, 0.5] + ([1000.0, 10000.0] if dtype != "float16" else []))
+            offset = pick([0.0, 0.5, -1.0, 1.25, -0.1, 3.0, 0.3, -273.15])
+            scale = pick([1.0, 2.0, 4.0, 10.0, 100.0, 0.5, 0.3, 3.0, 7.0, 0.1]
+                         + ([1000.0, 10000.0, 1 / 3, 12345.678] if dtype != "float16" else []))
         else:
             offset = int(rng.integers(0 if dtype.startswith("u") else -10, 11))
             scale = pick([1, 2, 3, 5])
