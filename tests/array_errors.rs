@@ -238,12 +238,14 @@ fn a_scale_offset_fill_value_that_cannot_be_encoded_fails_writes_and_no_read() {
         array.retrieve_array_subset::<Vec<u8>>(&span(0, 8)).unwrap(),
         expected
     );
+    let reader = FusedReader::new(&array);
     assert_eq!(
-        FusedReader::new(&array)
+        reader
             .retrieve_array_subset::<Vec<u8>>(&span(0, 8))
             .unwrap(),
         expected
     );
+    assert!(reader.is_fused(), "read on the fast path");
     assert_eq!(
         array.retrieve_array_subset::<Vec<u8>>(&span(2, 6)).unwrap(),
         expected[2..6]

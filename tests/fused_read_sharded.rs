@@ -198,6 +198,22 @@ fn shard_subsets() -> Vec<ArraySubset> {
     .collect()
 }
 
+/// The layout of the arrays [`compare_partly_written`] reads: 12 x 12 in shards of 6 x 6 and
+/// inner chunks of 3 x 3, uncompressed, the index at the end with crc32c.
+fn partly_written(codecs_inside: bool, fill: Json) -> Layout {
+    Layout {
+        shape: vec![12, 12],
+        shard: vec![6, 6],
+        inner: vec![3, 3],
+        codecs_inside,
+        index_at_start: false,
+        index_crc32c: true,
+        endian: "little",
+        compressors: json!([]),
+        fill,
+    }
+}
+
 /// Compares reads of a 12 x 12 array whose inner chunk (0, 0) of shard (0, 0) alone is written
 /// (on the fused path, as zarrs reads them): whole, one shard, across inner chunks, and in the
 /// shard that does not exist. Returns how many.
@@ -219,15 +235,8 @@ fn missing_inner_chunks_read_as_the_inner_fill_value_decoded() {
     let mut cases = 0;
     for codecs_inside in [false, true] {
         let layout = Layout {
-            shape: vec![12, 12],
-            shard: vec![6, 6],
-            inner: vec![3, 3],
-            codecs_inside,
-            index_at_start: false,
-            index_crc32c: true,
             endian: if codecs_inside { "big" } else { "little" },
-            compressors: json!([]),
-            fill: json!("0x7ff4000000000001"),
+            ..partly_written(codecs_inside, json!("0x7ff4000000000001"))
         };
         let (_, array) = layout.array();
         // Inner chunk (0, 0) of shard (0, 0) only; shard (0, 1) and the lower shards absent.
@@ -260,23 +269,12 @@ fn a_fill_value_that_does_not_survive_reads_as_zarrs_reads_it() {
     // encoded fill value (0) and reads as NaN; inside, and for a missing shard, it reads as -0.1.
     let mut cases = 0;
     for codecs_inside in [false, true] {
-        let layout = |fill: Json| Layout {
-            shape: vec![12, 12],
-            shard: vec![6, 6],
-            inner: vec![3, 3],
-            codecs_inside,
-            index_at_start: false,
-            index_crc32c: true,
-            endian: "little",
-            compressors: json!([]),
-            fill,
-        };
-        let (store, writer) = layout(json!("NaN")).array();
+        let (store, writer) = partly_written(codecs_inside, json!("NaN")).array();
         // Inner chunk (0, 0) of shard (0, 0) only.
         writer
             .store_array_subset(&[0..3, 0..3], vec![0.25; 9])
             .unwrap();
-        let reading = layout(json!(-0.1));
+        let reading = partly_written(codecs_inside, json!(-0.1));
         let array = Array::new_with_metadata(store, "/", reading.metadata()).unwrap();
         assert!(array.store_array_subset(&[0..1, 0..1], vec![0.5]).is_err());
         cases += compare_partly_written(&array, &format!("{reading:?}"));

@@ -24,7 +24,7 @@ use crate::kernel::lut::SpareBits;
 use crate::kernel::simd::Isa;
 use crate::kernel::{Kernel, driver};
 use crate::numeric::fault::ElementFault;
-use crate::numeric::{NumericType, decode, element_bits, numeric_type, write_element_bits};
+use crate::numeric::{NumericType, Value, decode, element_bits, numeric_type, write_element_bits};
 use crate::plugin::binding::Binding;
 use crate::plugin::codec_traits::{check_fill_size, check_length};
 
@@ -180,14 +180,19 @@ impl CastValueCodec {
         })
     }
 
-    /// The fill value's encoding, which is all a read needs of it: the encode must succeed, as
-    /// the specification casts the fill value "using the same casting semantics as elements".
-    fn fill_encoding(&self, bound: &Bound, fill_value: &FillValue) -> Result<u64, CastValueError> {
+    /// The fill value and its encoding, which is all a read needs of it: the encode must
+    /// succeed, as the specification casts the fill value "using the same casting semantics as
+    /// elements".
+    fn fill_encoding(
+        &self,
+        bound: &Bound,
+        fill_value: &FillValue,
+    ) -> Result<(Value, u64), CastValueError> {
         let (source, target) = (bound.source, self.settings.target);
         let bytes = fill_value.as_ne_bytes();
         check_fill_size(bytes.len(), source.size()).map_err(CastValueError::from)?;
         let x = decode(source.kind(), element_bits(bytes));
-        bound
+        let encoded = bound
             .encode_cast
             .cast(x)
             .map_err(|kind| CastValueError::FillValue {
@@ -204,20 +209,21 @@ impl CastValueCodec {
                         kind.into()
                     )
                 ),
-            })
+            })?;
+        Ok((x, encoded))
     }
 
     /// Pushes the fill value through the codec and back, and returns its encoding: the encode and
     /// the decode must succeed and the value must survive, as the specification requires of the
-    /// arrays a write creates (reads take any fill value that encodes, see [`Self::check_read`]).
+    /// arrays a write creates (reads take any fill value that encodes, see
+    /// [`Self::read_fill_value`]).
     pub(super) fn encode_fill_value(
         &self,
         bound: &Bound,
         fill_value: &FillValue,
     ) -> Result<Vec<u8>, CastValueError> {
         let (source, target) = (bound.source, self.settings.target);
-        let encoded = self.fill_encoding(bound, fill_value)?;
-        let x = decode(source.kind(), element_bits(fill_value.as_ne_bytes()));
+        let (x, encoded) = self.fill_encoding(bound, fill_value)?;
         let fill_error = |reason: String| CastValueError::FillValue {
             value: x.to_string(),
             data_type: source.name(),
@@ -261,28 +267,15 @@ impl CastValueCodec {
         ))
     }
 
-    /// The encoded data type and fill value as a read takes them: any fill value that encodes,
-    /// whether or not it survives the round trip, so that arrays other implementations wrote
-    /// with such a fill value stay readable (writes refuse them, as [`Self::check`] does).
-    pub(crate) fn check_read(
-        &self,
-        data_type: &DataType,
-        fill_value: &FillValue,
-    ) -> Result<(DataType, FillValue), CastValueError> {
-        let bound = self.bound(data_type)?;
-        Ok((
-            self.settings.target_data_type.clone(),
-            FillValue::new(self.read_fill_value(&bound, fill_value)?),
-        ))
-    }
-
-    /// The fill value's encoding as a read takes it (see [`Self::check_read`]).
+    /// The fill value's encoding as a read takes it: any fill value that encodes, whether or not
+    /// it survives the round trip, so that arrays other implementations wrote with such a fill
+    /// value stay readable (writes refuse them, as [`Self::encode_fill_value`] does).
     pub(super) fn read_fill_value(
         &self,
         bound: &Bound,
         fill_value: &FillValue,
     ) -> Result<Vec<u8>, CastValueError> {
-        let encoded = self.fill_encoding(bound, fill_value)?;
+        let (_, encoded) = self.fill_encoding(bound, fill_value)?;
         Ok(element_bytes(encoded, self.settings.target.size()))
     }
 

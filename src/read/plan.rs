@@ -116,21 +116,21 @@ pub(super) fn plan<TStorage: ?Sized>(array: &Array<TStorage>) -> Option<Plan> {
             missing = decoded_fill(&kernels, &fill);
         }
         let any = codec.as_any();
-        let (kernel, encoded) = if let Some(codec) = any.downcast_ref::<ScaleOffsetCodec>() {
-            (
-                codec.decode_kernel(&data_type).ok()?,
-                codec.check(&data_type, &fill).ok()?,
-            )
+        let kernel = if let Some(codec) = any.downcast_ref::<ScaleOffsetCodec>() {
+            codec.decode_kernel(&data_type).ok()?
         } else if let Some(codec) = any.downcast_ref::<CastValueCodec>() {
-            (
-                Some(codec.decode_kernel(&data_type).ok()?),
-                codec.check_read(&data_type, &fill).ok()?,
-            )
+            Some(codec.decode_kernel(&data_type).ok()?)
         } else {
             return None;
         };
         kernels.extend(kernel);
-        (data_type, fill) = encoded;
+        // The data type and fill value the next codec receives, as zarrs passes them on when it
+        // reads (a fill value that does not survive the round trip, or cannot be encoded, is
+        // read as zarrs reads it).
+        (data_type, fill) = (
+            codec.encoded_data_type(&data_type).ok()?,
+            codec.encoded_fill_value(&data_type, &fill).ok()?,
+        );
     }
     if outer.len() == a2a.len() {
         // Every codec outside the sharding codec (or no sharding codec).
