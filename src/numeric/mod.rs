@@ -199,23 +199,11 @@ impl NumericType {
 
     /// Whether the `size()` bytes of an element with these bits are an encoding of the type:
     /// types narrower than their byte must leave the spare bits clear (sign-extended for int2
-    /// and int4, as zarrs holds them).
+    /// and int4, as zarrs holds them), that is, be their own [`Self::canonical`] form.
     #[expect(clippy::cast_possible_truncation, reason = "sizes are at most 8")]
     pub(crate) const fn is_encoding(self, bits: u64) -> bool {
         let width = 8 * self.size() as u32;
-        let value_bits = self.bits();
-        if value_bits >= width {
-            return true;
-        }
-        let spare = (bits & ((1u64 << width) - 1)) >> value_bits;
-        match self.kind() {
-            Kind::Int(IntFormat { signed: true, .. }) => {
-                let all_ones = (1u64 << (width - value_bits)) - 1;
-                let negative = (bits >> (value_bits - 1)) & 1 == 1;
-                spare == if negative { all_ones } else { 0 }
-            }
-            _ => spare == 0,
-        }
+        self.bits() >= width || self.canonical(bits) == bits & ((1u64 << width) - 1)
     }
 }
 
