@@ -11,7 +11,7 @@ mod common;
 
 use common::fused::{array, compare, random_box, reflectance_codecs, subsets, values};
 use serde_json::{Value as Json, json};
-use zarrs::array::{Array, ArrayMetadata, ArraySubset};
+use zarrs::array::{Array, ArrayMetadata, ArraySubset, CodecOptions};
 use zarrs::filesystem::FilesystemStore;
 use zarrs::storage::store::MemoryStore;
 use zarrs_scale_offset_cast::FusedReader;
@@ -271,6 +271,46 @@ fn other_chains_go_through_zarrs_with_the_same_results() {
     for subset in subsets(&[37, 23], &[8, 6]) {
         assert!(!compare(&transposed, &subset, "transposed"));
     }
+}
+
+/// A read through zarrs into a new vector large enough to be faulted in on several threads first
+/// (over 4 MiB), with chunks missing: the same elements as zarrs' own read on any thread count.
+#[test]
+fn large_reads_through_zarrs_into_new_vectors_read_the_same_on_several_threads() {
+    let metadata: ArrayMetadata = serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": [1030, 520], "data_type": "float64",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [256, 256]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN",
+        "codecs": [
+            {"name": "transpose", "configuration": {"order": [1, 0]}},
+            reflectance_codecs()[0], reflectance_codecs()[1],
+            {"name": "bytes", "configuration": {"endian": "little"}}
+        ],
+    }))
+    .unwrap();
+    let array = Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", metadata).unwrap();
+    // Rows 0..700 written, the chunks below them missing.
+    array
+        .store_array_subset(&[0..700, 0..520], values(700 * 520))
+        .unwrap();
+    let whole = ArraySubset::new_with_ranges(&[0..1030, 0..520]);
+    let expected: Vec<f64> = array.retrieve_array_subset(&whole).unwrap();
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let reader = FusedReader::new(&array);
+    assert!(!reader.is_fused());
+    for threads in [1, 2, 3, 8] {
+        let options = CodecOptions::default().with_concurrent_target(threads);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let got: Vec<f64> = pool
+            .install(|| reader.retrieve_array_subset_opt(&whole, &options))
+            .unwrap();
+        assert!(bits(&got) == bits(&expected), "{threads} threads");
+    }
+    assert!(expected[..700 * 520].iter().any(|v| !v.is_nan()));
+    assert!(expected[700 * 520..].iter().all(|v| v.is_nan()));
 }
 
 #[test]

@@ -5,7 +5,6 @@ use std::borrow::Cow;
 use std::num::NonZeroU64;
 use std::sync::Arc;
 
-use bytemuck::Zeroable;
 use futures::{StreamExt, TryStreamExt};
 use zarrs::array::chunk_grid::api::ChunkGridTraits;
 use zarrs::array::{Array, ArrayIndices};
@@ -93,15 +92,11 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
             unsafe { values.set_len(elements) };
             values
         } else {
-            {
-                // Zeroed by the allocator (fresh pages cost nothing more, offered huge pages as
-                // the fused read's), then read into.
-                let mut values = vec![O::Element::zeroed(); elements];
-                let bytes = bytemuck::cast_slice_mut(&mut values);
-                crate::kernel::buffer::advise_zeroed(bytes);
-                self.async_read_unfused(&subset, bytes, options).await?;
-                values
-            }
+            let mut values =
+                crate::kernel::buffer::zeroed_for_read(elements, options.concurrent_target());
+            self.async_read_unfused(&subset, bytemuck::cast_slice_mut(&mut values), options)
+                .await?;
+            values
         };
         O::from_elements(values, subset.shape())
     }

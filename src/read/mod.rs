@@ -24,7 +24,6 @@ mod split;
 use std::mem::MaybeUninit;
 use std::sync::{Arc, Mutex};
 
-use bytemuck::Zeroable;
 use unsafe_cell_slice::UnsafeCellSlice;
 use zarrs::array::{
     Array, ArrayBytesDecodeIntoTarget, ArrayBytesFixedDisjointView, ArrayError, ArraySubset,
@@ -166,10 +165,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
             unsafe { values.set_len(elements) };
             values
         } else {
-            // Zeroed by the allocator (fresh pages cost nothing more, offered huge pages as the
-            // fused read's), then read into.
-            let mut values = vec![O::Element::zeroed(); elements];
-            buffer::advise_zeroed(bytemuck::cast_slice_mut(&mut values));
+            let mut values = buffer::zeroed_for_read(elements, options.concurrent_target());
             self.read_unfused(&subset, bytemuck::cast_slice_mut(&mut values), options)?;
             values
         };
