@@ -130,7 +130,6 @@ fn parts_of_blosc_chunks_read_the_same_whatever_blosc_counts_as_an_element() {
             ] {
                 let expected: Vec<f64> = twin.retrieve_array_subset(&window).unwrap();
                 let got: Vec<f64> = reader.retrieve_array_subset(&window).unwrap();
-                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(
                     bits(&got),
                     bits(&expected),
@@ -295,7 +294,6 @@ fn large_reads_through_zarrs_into_new_vectors_read_the_same_on_several_threads()
         .unwrap();
     let whole = ArraySubset::new_with_ranges(&[0..1030, 0..520]);
     let expected: Vec<f64> = array.retrieve_array_subset(&whole).unwrap();
-    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     let reader = FusedReader::new(&array);
     assert!(!reader.is_fused());
     for threads in [1, 2, 3, 8] {
@@ -330,7 +328,6 @@ fn subsets_beyond_the_array_read_as_zarrs_reads_them() {
         match expected {
             Ok(expected) => {
                 read.unwrap();
-                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&got), bits(&expected), "{subset:?}");
             }
             Err(expected) => assert_eq!(read.unwrap_err().to_string(), expected.to_string()),
@@ -349,11 +346,15 @@ fn reads_into_ndarray_arrays_have_the_subsets_shape() {
     let reader = FusedReader::new(&array);
     let got: ndarray::Array2<f64> = reader.retrieve_array_subset(&[1..7, 2..5]).unwrap();
     assert_eq!(got.shape(), &[6, 3]);
-    let bits = |a: &[f64]| a.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     assert_eq!(
         bits(got.as_slice().unwrap()),
         bits(expected.as_slice().unwrap())
     );
     let wrong = reader.retrieve_array_subset::<ndarray::Array3<f64>>(&[1..7, 2..5]);
     assert!(wrong.unwrap_err().to_string().contains("3 dimensions"));
+}
+
+/// The bits of `values`, so that NaNs compare too.
+fn bits(values: &[f64]) -> Vec<u64> {
+    values.iter().map(|x| x.to_bits()).collect()
 }

@@ -11,6 +11,13 @@ use std::mem::MaybeUninit;
 /// Buffers of at least this many bytes are offered huge pages.
 const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 
+/// The smallest page size of the platforms the crate runs on (where pages are larger, a step of
+/// this size touches each page more than once, and advice for part of a page covers all of it).
+const PAGE: usize = 4096;
+
+/// The size of a transparent huge page on x86-64 and most aarch64 kernels.
+const HUGE_PAGE: usize = 2 << 20;
+
 /// An empty buffer with room for `len` bytes, which the caller writes before setting the length
 /// (no byte is written here: zero-filling memory that is overwritten anyway costs a pass).
 pub(crate) fn uninit(len: usize) -> Vec<u8> {
@@ -38,8 +45,6 @@ pub(crate) fn zeroed_for_read<T: bytemuck::Pod>(len: usize, threads: usize) -> V
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut values);
     advise_zeroed(bytes);
     if threads > 1 && bytes.len() >= HUGE_PAGE_MIN_BYTES {
-        const PAGE: usize = 4096;
-        const HUGE_PAGE: usize = 2 << 20;
         let part = bytes.len().div_ceil(threads).next_multiple_of(HUGE_PAGE);
         let parts: Vec<&mut [u8]> = bytes.chunks_mut(part).collect();
         crate::parallel::map(parts, 1, |part| {
@@ -64,7 +69,6 @@ pub(crate) fn advise(buffer: &mut [MaybeUninit<u8>]) {
 /// has no `madvise`; the advice changes nothing a program can observe).
 #[cfg(all(target_os = "linux", not(miri)))]
 fn advise_huge_pages(buffer: &mut [MaybeUninit<u8>]) {
-    const PAGE: usize = 4096;
     let skip = buffer.as_ptr().align_offset(PAGE).min(buffer.len());
     let pages = &mut buffer[skip..];
     let len = pages.len() / PAGE * PAGE;
