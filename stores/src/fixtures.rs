@@ -272,17 +272,24 @@ fn subsets(expected: &Expected) -> Vec<(ArraySubset, Vec<f64>)> {
         .collect()
 }
 
-/// An asynchronous store reading `url` through `object_store`'s HTTP client (plain HTTP allowed,
-/// for the loopback server).
+/// `object_store`'s HTTP client for `url` (plain HTTP allowed, for the loopback server).
+///
+/// # Panics
+/// If `url` is not a URL.
+#[must_use]
+pub fn http_client(url: &str) -> HttpStore {
+    HttpBuilder::new()
+        .with_url(url)
+        .with_client_options(ClientOptions::new().with_allow_http(true))
+        .build()
+        .unwrap()
+}
+
+/// An asynchronous store reading `url` through `object_store`'s HTTP client ([`http_client`]).
 ///
 /// # Panics
 /// If `url` is not a URL.
 #[must_use]
 pub fn http_object_store(url: &str) -> Arc<AsyncObjectStore<HttpStore>> {
-    let http = HttpBuilder::new()
-        .with_url(url)
-        .with_client_options(ClientOptions::new().with_allow_http(true))
-        .build()
-        .unwrap();
-    Arc::new(AsyncObjectStore::new(http))
+    Arc::new(AsyncObjectStore::new(http_client(url)))
 }

@@ -4,10 +4,13 @@
 //!
 //! - [`fixtures`]: the arrays (the crate's 44 interop fixtures and a Sentinel-2-like group with its
 //!   zip archive, `tests/data`) and their expected values;
+//! - [`ranged`]: stores that send each byte range as it is asked for, without the `HEAD`
+//!   request `zarrs_http` and `zarrs_object_store` send first;
 //! - [`server`]: a static HTTP server on the loopback interface, started by the tests.
 //!
 //! The binaries `serve` and `read-http` let `.ci/run` time zarrs against zarr-python on the same
 //! URL (`zarr-python/read_http.py`).
 
 pub mod fixtures;
+pub mod ranged;
 pub mod server;

@@ -1,16 +1,18 @@
 //! Arrays served over HTTP by a local server (loopback only): the Sentinel-2-like group
 //! zarr-python wrote (sharded, Blosc zstd, edge chunks) and the 44 interop fixtures, read through
-//! `zarrs_http` and through `object_store`'s HTTP client (`zarrs_object_store`, asynchronous): every
-//! element as zarr-python reads it, and as zarrs reads the same files from the file system.
+//! `zarrs_http` and through `object_store`'s HTTP client (`zarrs_object_store`, asynchronous), and
+//! through the stores of `ranged` (no `HEAD` before a range): every element as zarr-python reads
+//! it, and as zarrs reads the same files from the file system.
 
 use std::sync::Arc;
 
 use zarrs::array::{Array, ArrayBytes, ArraySubset};
 use zarrs_http::HTTPStore;
 use zarrs_scale_offset_cast_stores::fixtures::{
-    check_sentinel2, check_sentinel2_async, data, http_object_store, interop, interop_cases, path,
-    read_from_files, read_whole,
+    check_sentinel2, check_sentinel2_async, data, http_client, http_object_store, interop,
+    interop_cases, path, read_from_files, read_whole,
 };
+use zarrs_scale_offset_cast_stores::ranged::{RangedHttpStore, RangedObjectStore};
 use zarrs_scale_offset_cast_stores::server::Server;
 
 #[test]
@@ -95,4 +97,110 @@ fn missing_keys_and_ranges_are_answered_as_a_store_expects() {
         .unwrap()
         .unwrap();
     assert_eq!(&part[..], &whole[whole.len() - 4..]);
+}
+
+#[test]
+fn stores_that_send_ranges_without_head_read_the_same_with_fewer_requests() {
+    let server = Server::start(data().join("sentinel2.zarr")).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let requests = |read: &dyn Fn() -> usize| {
+        let before = server.requests();
+        let reads = read();
+        (reads, server.requests() - before)
+    };
+    let url = server.url();
+    let (reads, adapter) = requests(&|| check_sentinel2(&Arc::new(HTTPStore::new(&url).unwrap())));
+    let (ranged_reads, ranged) =
+        requests(&|| check_sentinel2(&Arc::new(RangedHttpStore::new(&url))));
+    let (async_reads, async_adapter) =
+        requests(&|| runtime.block_on(check_sentinel2_async(&http_object_store(&url))));
+    let (async_ranged_reads, async_ranged) = requests(&|| {
+        let store = Arc::new(RangedObjectStore::new(http_client(&url)));
+        runtime.block_on(check_sentinel2_async(&store))
+    });
+    println!(
+        "{reads} reads: {adapter} requests through zarrs_http, {ranged} through RangedHttpStore; \
+         {async_reads} async: {async_adapter} through zarrs_object_store, {async_ranged} through \
+         RangedObjectStore"
+    );
+    assert_eq!((ranged_reads, async_ranged_reads), (reads, async_reads));
+    assert!(ranged < adapter && async_ranged < async_adapter);
+}
+
+#[test]
+fn stores_that_send_ranges_without_head_answer_missing_keys_and_ranges_as_a_store_expects() {
+    use zarrs::storage::byte_range::ByteRange;
+    use zarrs::storage::{AsyncReadableStorageTraits, ReadableStorageTraits, StoreKey};
+    let server = Server::start(data()).unwrap();
+    let sync_store = RangedHttpStore::new(&server.url());
+    let async_store = RangedObjectStore::new(http_client(&server.url()));
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (missing, key) = (
+        StoreKey::new("nothing/here").unwrap(),
+        StoreKey::new("sentinel2.json").unwrap(),
+    );
+    let whole = sync_store.get(&key).unwrap().unwrap();
+    let size = whole.len() as u64;
+    let ranges = [
+        ByteRange::FromStart(3, Some(5)),
+        ByteRange::Suffix(4),
+        ByteRange::FromStart(size - 2, None),
+        ByteRange::FromStart(7, Some(0)),
+        ByteRange::Suffix(size),
+    ];
+    let expected = [
+        &whole[3..8],
+        &whole[whole.len() - 4..],
+        &whole[whole.len() - 2..],
+        &[][..],
+        &whole[..],
+    ];
+    let beyond = [
+        ByteRange::FromStart(size - 1, Some(2)),
+        ByteRange::Suffix(size + 1),
+    ];
+
+    assert!(sync_store.get(&missing).unwrap().is_none());
+    assert_eq!(sync_store.size_key(&key).unwrap(), Some(size));
+    assert_eq!(sync_store.size_key(&missing).unwrap(), None);
+    let parts = sync_store
+        .get_partial_many(&key, Box::new(ranges.into_iter()))
+        .unwrap()
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    assert!(parts.iter().map(|part| &part[..]).eq(expected));
+    assert!(
+        sync_store
+            .get_partial_many(&missing, Box::new(ranges.into_iter()))
+            .unwrap()
+            .is_none()
+    );
+    for range in beyond {
+        let err = sync_store.get_partial(&key, range).unwrap_err().to_string();
+        assert!(err.contains("lies beyond the object"), "{range}: {err}");
+    }
+
+    runtime.block_on(async {
+        assert_eq!(async_store.get(&key).await.unwrap().unwrap(), whole);
+        assert!(async_store.get(&missing).await.unwrap().is_none());
+        assert_eq!(async_store.size_key(&key).await.unwrap(), Some(size));
+        assert_eq!(async_store.size_key(&missing).await.unwrap(), None);
+        for (range, expected) in ranges.into_iter().zip(expected) {
+            let part = async_store.get_partial(&key, range).await.unwrap().unwrap();
+            assert_eq!(&part[..], expected, "{range}");
+        }
+        assert!(
+            async_store
+                .get_partial(&missing, ranges[0])
+                .await
+                .unwrap()
+                .is_none()
+        );
+        for range in beyond {
+            let err = async_store.get_partial(&key, range).await.unwrap_err();
+            let err = err.to_string();
+            assert!(err.contains("lies beyond the object"), "{range}: {err}");
+        }
+    });
 }

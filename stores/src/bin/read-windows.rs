@@ -3,7 +3,9 @@
 //! warm-up read, into a reused buffer: through `zarrs_http` with zarrs' own read and with
 //! `FusedReader` (also one keeping the shards' indexes from read to read,
 //! `with_shard_index_cache`, whose warm-up read fetches them), and through `object_store`'s HTTP
-//! client with zarrs' own asynchronous read and with `FusedReader`'s (both ways); and, where the hierarchy holds `ARRAY_u16` (the same integers as a plain
+//! client with zarrs' own asynchronous read and with `FusedReader`'s (both ways); through the
+//! stores of `ranged`, which send no `HEAD` before a range (zarrs' read and `FusedReader`'s, sync,
+//! also keeping indexes, and async); and, where the hierarchy holds `ARRAY_u16` (the same integers as a plain
 //! uint16 array, laid out alike), zarrs' read of those integers: what the read costs without the
 //! codecs. Prints a Markdown table row per window and read: the median time, and the
 //! requests and KiB per read the server counted (`/.stats`). Every read of a window must agree
@@ -17,10 +19,13 @@ use std::net::TcpStream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use tokio::runtime::Runtime;
 use zarrs::array::{Array, ArraySubset};
+use zarrs::storage::{AsyncReadableStorageTraits, ReadableStorageTraits};
 use zarrs_http::HTTPStore;
 use zarrs_scale_offset_cast::FusedReader;
-use zarrs_scale_offset_cast_stores::fixtures::{http_object_store, same_values};
+use zarrs_scale_offset_cast_stores::fixtures::{http_client, http_object_store, same_values};
+use zarrs_scale_offset_cast_stores::ranged::{RangedHttpStore, RangedObjectStore};
 
 /// The server's counts of requests and bytes so far.
 fn stats(url: &str) -> (usize, usize) {
@@ -81,6 +86,46 @@ fn window(text: &str) -> ArraySubset {
     ArraySubset::new_with_ranges(&ranges)
 }
 
+/// A read of a window into a buffer of its length.
+type WindowRead<'a> = Box<dyn Fn(&ArraySubset, &mut [f64]) + 'a>;
+
+/// A read through zarrs' own pipeline (`ArrayBytes`, copied into the buffer).
+fn zarrs_read<S: ?Sized + ReadableStorageTraits + 'static>(array: &Array<S>) -> WindowRead<'_> {
+    Box::new(move |subset, values| {
+        let read: Vec<f64> = array.retrieve_array_subset(subset).unwrap();
+        values.copy_from_slice(&read);
+    })
+}
+
+fn fused_read<S: ?Sized + ReadableStorageTraits + 'static>(
+    reader: FusedReader<'_, S>,
+) -> WindowRead<'_> {
+    Box::new(move |subset, values| reader.retrieve_array_subset_into(subset, values).unwrap())
+}
+
+fn async_zarrs_read<'a, S: ?Sized + AsyncReadableStorageTraits + 'static>(
+    runtime: &'a Runtime,
+    array: &'a Array<S>,
+) -> WindowRead<'a> {
+    Box::new(move |subset, values| {
+        let read: Vec<f64> = runtime
+            .block_on(array.async_retrieve_array_subset(subset))
+            .unwrap();
+        values.copy_from_slice(&read);
+    })
+}
+
+fn async_fused_read<'a, S: ?Sized + AsyncReadableStorageTraits + 'static>(
+    runtime: &'a Runtime,
+    reader: FusedReader<'a, S>,
+) -> WindowRead<'a> {
+    Box::new(move |subset, values| {
+        runtime
+            .block_on(reader.async_retrieve_array_subset_into(subset, values))
+            .unwrap();
+    })
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [url, path, out, repeats, windows @ ..] = args.as_slice() else {
@@ -91,14 +136,56 @@ fn main() {
     let node = format!("/{}", path.trim_matches('/'));
     let array = Array::open(Arc::new(HTTPStore::new(url).expect("an HTTP URL")), &node)
         .expect("a Zarr V3 array");
-    let reader = FusedReader::new(&array);
-    let keeping = FusedReader::new(&array).with_shard_index_cache();
-    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let ranged = Array::open(Arc::new(RangedHttpStore::new(url)), &node).expect("a Zarr V3 array");
+    let runtime = Runtime::new().unwrap();
     let async_array = runtime
         .block_on(Array::async_open(http_object_store(url), &node))
         .expect("a Zarr V3 array");
-    let async_reader = FusedReader::new(&async_array);
-    let async_keeping = FusedReader::new(&async_array).with_shard_index_cache();
+    let ranged_async = runtime
+        .block_on(Array::async_open(
+            Arc::new(RangedObjectStore::new(http_client(url))),
+            &node,
+        ))
+        .expect("a Zarr V3 array");
+    let reads: Vec<(&str, WindowRead<'_>)> = vec![
+        ("zarrs (zarrs_http)", zarrs_read(&array)),
+        (
+            "FusedReader (zarrs_http)",
+            fused_read(FusedReader::new(&array)),
+        ),
+        (
+            "FusedReader, shard indexes kept (zarrs_http)",
+            fused_read(FusedReader::new(&array).with_shard_index_cache()),
+        ),
+        (
+            "zarrs async (object_store)",
+            async_zarrs_read(&runtime, &async_array),
+        ),
+        (
+            "FusedReader async (object_store)",
+            async_fused_read(&runtime, FusedReader::new(&async_array)),
+        ),
+        (
+            "FusedReader async, shard indexes kept (object_store)",
+            async_fused_read(
+                &runtime,
+                FusedReader::new(&async_array).with_shard_index_cache(),
+            ),
+        ),
+        ("zarrs, ranges without HEAD (ranged)", zarrs_read(&ranged)),
+        (
+            "FusedReader, ranges without HEAD (ranged)",
+            fused_read(FusedReader::new(&ranged)),
+        ),
+        (
+            "FusedReader, shard indexes kept, ranges without HEAD (ranged)",
+            fused_read(FusedReader::new(&ranged).with_shard_index_cache()),
+        ),
+        (
+            "FusedReader async, ranges without HEAD (ranged, object_store)",
+            async_fused_read(&runtime, FusedReader::new(&ranged_async)),
+        ),
+    ];
     let raw = Array::open(
         Arc::new(HTTPStore::new(url).expect("an HTTP URL")),
         &format!("{node}_u16"),
@@ -109,64 +196,20 @@ fn main() {
     for (n, text) in windows.iter().enumerate() {
         let subset = window(text);
         let elements = usize::try_from(subset.num_elements()).unwrap();
-        let mut values = vec![0f64; elements];
-        let mut first: Option<Vec<f64>> = None;
-        let mut check = |name: &str, values: &[f64]| match &first {
-            None => first = Some(values.to_vec()),
-            Some(first) => assert!(same_values(first, values), "{text}: {name} differs"),
-        };
         let row = |name: &str, (time, requests, kib): (Duration, f64, f64)| {
             println!(
                 "| {text} | {name} | {:.1} ms | {requests:.0} | {kib:.0} |",
                 time.as_secs_f64() * 1e3
             );
         };
-        row(
-            "zarrs (zarrs_http)",
-            timed(url, repeats, || {
-                values = array.retrieve_array_subset(&subset).unwrap();
-            }),
-        );
-        check("zarrs", &values);
-        for (name, reader) in [
-            ("FusedReader (zarrs_http)", &reader),
-            ("FusedReader, shard indexes kept (zarrs_http)", &keeping),
-        ] {
-            row(
-                name,
-                timed(url, repeats, || {
-                    reader
-                        .retrieve_array_subset_into(&subset, &mut values)
-                        .unwrap();
-                }),
-            );
-            check(name, &values);
-        }
-        row(
-            "zarrs async (object_store)",
-            timed(url, repeats, || {
-                values = runtime
-                    .block_on(async_array.async_retrieve_array_subset(&subset))
-                    .unwrap();
-            }),
-        );
-        check("zarrs async", &values);
-        for (name, reader) in [
-            ("FusedReader async (object_store)", &async_reader),
-            (
-                "FusedReader async, shard indexes kept (object_store)",
-                &async_keeping,
-            ),
-        ] {
-            row(
-                name,
-                timed(url, repeats, || {
-                    runtime
-                        .block_on(reader.async_retrieve_array_subset_into(&subset, &mut values))
-                        .unwrap();
-                }),
-            );
-            check(name, &values);
+        let mut first: Option<Vec<f64>> = None;
+        for (name, read) in &reads {
+            let mut values = vec![0f64; elements];
+            row(name, timed(url, repeats, || read(&subset, &mut values)));
+            match &first {
+                None => first = Some(values),
+                Some(first) => assert!(same_values(first, &values), "{text}: {name} differs"),
+            }
         }
         if let Some(raw) = &raw {
             row(
@@ -177,7 +220,8 @@ fn main() {
                 }),
             );
         }
-        let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let first = first.expect("at least one read");
+        let bytes: Vec<u8> = first.iter().flat_map(|x| x.to_le_bytes()).collect();
         std::fs::write(format!("{out}.{n}"), bytes).unwrap();
     }
 }

@@ -1,0 +1,269 @@
+//! Stores that ask for byte ranges directly: one `GET` per range, no `HEAD` first.
+//!
+//! `zarrs_http` 0.3 and `zarrs_object_store` 0.7 send a `HEAD` request for the object's size
+//! before every ranged read, to turn each range into offsets; a read of a window of a sharded
+//! array (a shard's index, then an inner chunk) so makes twice the requests zarr-python makes. An
+//! HTTP range can count from the end (`bytes=-N`, as a shard index at the end is asked for) or run
+//! to the end (`bytes=N-`), and so can `object_store`'s `GetRange`: these two stores, one
+//! synchronous over HTTP and one asynchronous over any `object_store`, send each range as it is.
+//! They exist to measure what the `HEAD`s cost (`read-windows`, docs/performance.md "Windows over
+//! HTTP"); an application may copy them.
+//!
+//! A missing object reads as `None`; a range beyond the object is an error, as it is for
+//! zarrs' file system store; a server that answers a range with the whole object (`200 OK`) is
+//! understood.
+
+use bytes::Bytes;
+use futures::StreamExt;
+use object_store::path::Path;
+use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt};
+use reqwest::StatusCode;
+use reqwest::header::{CONTENT_LENGTH, RANGE};
+use zarrs::storage::byte_range::{ByteRange, ByteRangeIterator};
+use zarrs::storage::{
+    AsyncMaybeBytesIterator, AsyncReadableStorageTraits, MaybeBytes, MaybeBytesIterator,
+    ReadableStorageTraits, StorageError, StoreKey,
+};
+
+/// A synchronous HTTP store under a base URL (`reqwest`'s blocking client).
+#[derive(Debug)]
+pub struct RangedHttpStore {
+    base_url: String,
+    client: reqwest::blocking::Client,
+}
+
+impl RangedHttpStore {
+    /// A store of the objects under `base_url`.
+    #[must_use]
+    pub fn new(base_url: &str) -> Self {
+        Self {
+            base_url: base_url.trim_end_matches('/').to_string(),
+            client: reqwest::blocking::Client::new(),
+        }
+    }
+
+    fn url(&self, key: &StoreKey) -> String {
+        format!("{}/{}", self.base_url, key.as_str())
+    }
+
+    /// One range of `key`'s object, or `None` where there is no such object.
+    fn range(&self, key: &StoreKey, range: ByteRange) -> Result<MaybeBytes, StorageError> {
+        if range_len(range) == Some(0) {
+            return Ok(Some(Bytes::new()));
+        }
+        let response = self
+            .client
+            .get(self.url(key))
+            .header(RANGE, http_range(range))
+            .send()
+            .map_err(other)?;
+        let status = response.status();
+        match status {
+            StatusCode::NOT_FOUND => Ok(None),
+            StatusCode::PARTIAL_CONTENT | StatusCode::OK => {
+                let body = response.bytes().map_err(other)?;
+                let part = if status == StatusCode::OK {
+                    within(range, &body, key)?
+                } else {
+                    body
+                };
+                checked(range, part, key).map(Some)
+            }
+            _ => Err(StorageError::Other(format!(
+                "{}: HTTP status {status} for the range {range}",
+                self.url(key)
+            ))),
+        }
+    }
+}
+
+impl ReadableStorageTraits for RangedHttpStore {
+    fn get(&self, key: &StoreKey) -> Result<MaybeBytes, StorageError> {
+        let response = self.client.get(self.url(key)).send().map_err(other)?;
+        match response.status() {
+            StatusCode::OK => Ok(Some(response.bytes().map_err(other)?)),
+            StatusCode::NOT_FOUND => Ok(None),
+            status => Err(StorageError::Other(format!(
+                "{}: HTTP status {status}",
+                self.url(key)
+            ))),
+        }
+    }
+
+    fn get_partial_many<'a>(
+        &'a self,
+        key: &StoreKey,
+        byte_ranges: ByteRangeIterator<'a>,
+    ) -> Result<MaybeBytesIterator<'a>, StorageError> {
+        let mut parts = Vec::new();
+        for range in byte_ranges {
+            match self.range(key, range)? {
+                Some(part) => parts.push(Ok(part)),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(Box::new(parts.into_iter())))
+    }
+
+    fn size_key(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
+        let response = self.client.head(self.url(key)).send().map_err(other)?;
+        match response.status() {
+            StatusCode::OK => response
+                .headers()
+                .get(CONTENT_LENGTH)
+                .and_then(|value| value.to_str().ok()?.parse().ok())
+                .map(Some)
+                .ok_or_else(|| StorageError::Other(format!("{}: no size", self.url(key)))),
+            StatusCode::NOT_FOUND => Ok(None),
+            status => Err(StorageError::Other(format!(
+                "{}: HTTP status {status}",
+                self.url(key)
+            ))),
+        }
+    }
+
+    fn supports_get_partial(&self) -> bool {
+        true
+    }
+}
+
+/// An asynchronous store over any `object_store` (the ranges of one read fetched at once).
+#[derive(Debug)]
+pub struct RangedObjectStore<T> {
+    object_store: T,
+}
+
+impl<T: ObjectStore> RangedObjectStore<T> {
+    /// A store of `object_store`'s objects.
+    #[must_use]
+    pub fn new(object_store: T) -> Self {
+        Self { object_store }
+    }
+
+    async fn range(&self, key: &StoreKey, range: ByteRange) -> Result<MaybeBytes, StorageError> {
+        let get = match range {
+            _ if range_len(range) == Some(0) => return Ok(Some(Bytes::new())),
+            ByteRange::FromStart(start, None) => GetRange::Offset(start),
+            ByteRange::FromStart(start, Some(len)) => GetRange::Bounded(start..start + len),
+            ByteRange::Suffix(len) => GetRange::Suffix(len),
+        };
+        let options = GetOptions {
+            range: Some(get),
+            ..GetOptions::default()
+        };
+        match self.object_store.get_opts(&path(key), options).await {
+            Ok(result) => checked(range, result.bytes().await.map_err(other)?, key).map(Some),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(err) => Err(other(err)),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl<T: ObjectStore> AsyncReadableStorageTraits for RangedObjectStore<T> {
+    async fn get(&self, key: &StoreKey) -> Result<MaybeBytes, StorageError> {
+        match self.object_store.get(&path(key)).await {
+            Ok(result) => Ok(Some(result.bytes().await.map_err(other)?)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(err) => Err(other(err)),
+        }
+    }
+
+    async fn get_partial_many<'a>(
+        &'a self,
+        key: &StoreKey,
+        byte_ranges: ByteRangeIterator<'a>,
+    ) -> Result<AsyncMaybeBytesIterator<'a>, StorageError> {
+        let parts =
+            futures::future::try_join_all(byte_ranges.map(|range| self.range(key, range))).await?;
+        let parts: Option<Vec<Bytes>> = parts.into_iter().collect();
+        Ok(parts.map(|parts| futures::stream::iter(parts.into_iter().map(Ok)).boxed()))
+    }
+
+    async fn size_key(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
+        match self.object_store.head(&path(key)).await {
+            Ok(meta) => Ok(Some(meta.size)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(err) => Err(other(err)),
+        }
+    }
+
+    fn supports_get_partial(&self) -> bool {
+        true
+    }
+}
+
+fn path(key: &StoreKey) -> Path {
+    Path::from(key.as_str())
+}
+
+fn other(err: impl std::fmt::Display) -> StorageError {
+    StorageError::Other(err.to_string())
+}
+
+/// The length of `range`, where it does not depend on the object's size.
+fn range_len(range: ByteRange) -> Option<u64> {
+    match range {
+        ByteRange::FromStart(_, len) => len,
+        ByteRange::Suffix(len) => Some(len),
+    }
+}
+
+/// `range` as an HTTP `Range` header (of a range that is not empty).
+fn http_range(range: ByteRange) -> String {
+    match range {
+        ByteRange::FromStart(start, None) => format!("bytes={start}-"),
+        ByteRange::FromStart(start, Some(len)) => format!("bytes={start}-{}", start + len - 1),
+        ByteRange::Suffix(len) => format!("bytes=-{len}"),
+    }
+}
+
+/// The part of a whole object that `range` asks for.
+fn within(range: ByteRange, whole: &Bytes, key: &StoreKey) -> Result<Bytes, StorageError> {
+    let size = whole.len() as u64;
+    let beyond = match range {
+        ByteRange::FromStart(start, len) => start.saturating_add(len.unwrap_or(0)) > size,
+        ByteRange::Suffix(len) => len > size,
+    };
+    if beyond {
+        return Err(beyond_the_object(range, key));
+    }
+    let (start, end) = (range.start(size), range.end(size));
+    Ok(whole.slice(usize::try_from(start).unwrap()..usize::try_from(end).unwrap()))
+}
+
+/// `part`, where it is as long as `range` asks.
+fn checked(range: ByteRange, part: Bytes, key: &StoreKey) -> Result<Bytes, StorageError> {
+    match range_len(range) {
+        Some(len) if part.len() as u64 != len => Err(beyond_the_object(range, key)),
+        _ => Ok(part),
+    }
+}
+
+fn beyond_the_object(range: ByteRange, key: &StoreKey) -> StorageError {
+    StorageError::Other(format!("{key}: the range {range} lies beyond the object"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ByteRange, Bytes, StoreKey, within};
+
+    #[test]
+    fn a_whole_object_answered_for_a_range_gives_the_range() {
+        let key = StoreKey::new("c/0").unwrap();
+        let whole = Bytes::from_static(b"0123456789");
+        let part = |range| within(range, &whole, &key);
+        assert_eq!(part(ByteRange::FromStart(3, Some(4))).unwrap(), "3456");
+        assert_eq!(part(ByteRange::FromStart(8, None)).unwrap(), "89");
+        assert_eq!(part(ByteRange::Suffix(2)).unwrap(), "89");
+        assert_eq!(part(ByteRange::Suffix(10)).unwrap(), "0123456789");
+        for beyond in [
+            ByteRange::FromStart(8, Some(3)),
+            ByteRange::FromStart(11, None),
+            ByteRange::Suffix(11),
+        ] {
+            let err = part(beyond).unwrap_err().to_string();
+            assert!(err.contains("lies beyond the object"), "{beyond}: {err}");
+        }
+    }
+}
