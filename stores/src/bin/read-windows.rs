@@ -86,15 +86,13 @@ fn window(text: &str) -> ArraySubset {
     ArraySubset::new_with_ranges(&ranges)
 }
 
-/// A read of a window into a buffer of its length.
-type WindowRead<'a> = Box<dyn Fn(&ArraySubset, &mut [f64]) + 'a>;
+/// A read of a window: into the vector (of the window's length), or as a new vector replacing it
+/// where the read returns one.
+type WindowRead<'a> = Box<dyn Fn(&ArraySubset, &mut Vec<f64>) + 'a>;
 
-/// A read through zarrs' own pipeline (`ArrayBytes`, copied into the buffer).
+/// zarrs' own read (a new vector).
 fn zarrs_read<S: ?Sized + ReadableStorageTraits + 'static>(array: &Array<S>) -> WindowRead<'_> {
-    Box::new(move |subset, values| {
-        let read: Vec<f64> = array.retrieve_array_subset(subset).unwrap();
-        values.copy_from_slice(&read);
-    })
+    Box::new(move |subset, values| *values = array.retrieve_array_subset(subset).unwrap())
 }
 
 fn fused_read<S: ?Sized + ReadableStorageTraits + 'static>(
@@ -108,10 +106,9 @@ fn async_zarrs_read<'a, S: ?Sized + AsyncReadableStorageTraits + 'static>(
     array: &'a Array<S>,
 ) -> WindowRead<'a> {
     Box::new(move |subset, values| {
-        let read: Vec<f64> = runtime
+        *values = runtime
             .block_on(array.async_retrieve_array_subset(subset))
             .unwrap();
-        values.copy_from_slice(&read);
     })
 }
 
