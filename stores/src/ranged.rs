@@ -11,14 +11,15 @@
 //!
 //! A missing object reads as `None`; a range beyond the object is an error, as it is for
 //! zarrs' file system store; a server that answers a range with the whole object (`200 OK`) is
-//! understood.
+//! understood, and one that answers with other bytes than those asked for (its `Content-Range`
+//! says which) is an error.
 
 use bytes::Bytes;
 use futures::StreamExt;
 use object_store::path::Path;
 use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt};
 use reqwest::StatusCode;
-use reqwest::header::{CONTENT_LENGTH, RANGE};
+use reqwest::header::{CONTENT_LENGTH, CONTENT_RANGE, RANGE};
 use zarrs::storage::byte_range::{ByteRange, ByteRangeIterator};
 use zarrs::storage::{
     AsyncMaybeBytesIterator, AsyncReadableStorageTraits, MaybeBytes, MaybeBytesIterator,
@@ -57,19 +58,40 @@ impl RangedHttpStore {
             .header(RANGE, http_range(range))
             .send()
             .map_err(other)?;
-        let status = response.status();
-        match status {
+        match response.status() {
             StatusCode::NOT_FOUND => Ok(None),
-            StatusCode::PARTIAL_CONTENT | StatusCode::OK => {
-                let body = response.bytes().map_err(other)?;
-                let part = if status == StatusCode::OK {
-                    within(range, &body, key)?
-                } else {
-                    body
+            // A server that does not serve ranges answers with the whole object.
+            StatusCode::OK => within(range, &response.bytes().map_err(other)?, key).map(Some),
+            StatusCode::PARTIAL_CONTENT => {
+                let answered = response
+                    .headers()
+                    .get(CONTENT_RANGE)
+                    .and_then(|value| content_range(value.to_str().ok()?));
+                let Some((start, end, size)) = answered else {
+                    return Err(StorageError::Other(format!(
+                        "{}: a partial answer to the range {range} without a Content-Range",
+                        self.url(key)
+                    )));
                 };
-                checked(range, part, key).map(Some)
+                if !fits(range, size) {
+                    return Err(beyond_the_object(range, key));
+                }
+                let body = response.bytes().map_err(other)?;
+                if (start, end) == (range.start(size), range.end(size))
+                    && body.len() as u64 == end - start
+                {
+                    Ok(Some(body))
+                } else {
+                    // A server that answers another range than the one asked for (some answer
+                    // a range from the end with the object's first bytes).
+                    Err(StorageError::Other(format!(
+                        "{}: the answer to the range {range} holds {} bytes of {start}..{end}",
+                        self.url(key),
+                        body.len()
+                    )))
+                }
             }
-            _ => Err(StorageError::Other(format!(
+            status => Err(StorageError::Other(format!(
                 "{}: HTTP status {status} for the range {range}",
                 self.url(key)
             ))),
@@ -218,21 +240,36 @@ fn http_range(range: ByteRange) -> String {
     }
 }
 
+/// Whether `range` lies within an object of `size` bytes.
+fn fits(range: ByteRange, size: u64) -> bool {
+    match range {
+        ByteRange::FromStart(start, len) => start.saturating_add(len.unwrap_or(0)) <= size,
+        ByteRange::Suffix(len) => len <= size,
+    }
+}
+
 /// The part of a whole object that `range` asks for.
 fn within(range: ByteRange, whole: &Bytes, key: &StoreKey) -> Result<Bytes, StorageError> {
     let size = whole.len() as u64;
-    let beyond = match range {
-        ByteRange::FromStart(start, len) => start.saturating_add(len.unwrap_or(0)) > size,
-        ByteRange::Suffix(len) => len > size,
-    };
-    if beyond {
+    if !fits(range, size) {
         return Err(beyond_the_object(range, key));
     }
     let (start, end) = (range.start(size), range.end(size));
     Ok(whole.slice(usize::try_from(start).unwrap()..usize::try_from(end).unwrap()))
 }
 
-/// `part`, where it is as long as `range` asks.
+/// The first byte, the end (exclusive) and the object's size of a `Content-Range` header
+/// (`bytes 0-99/1234`), where it gives all three.
+fn content_range(header: &str) -> Option<(u64, u64, u64)> {
+    let (range, size) = header.strip_prefix("bytes ")?.split_once('/')?;
+    let (first, last) = range.split_once('-')?;
+    let (first, last, size): (u64, u64, u64) =
+        (first.parse().ok()?, last.parse().ok()?, size.parse().ok()?);
+    (first <= last && last < size).then_some((first, last + 1, size))
+}
+
+/// `part`, where it is as long as `range` asks (`object_store` has checked that its answer is the
+/// range it asked for, which it may have cut at the object's end).
 fn checked(range: ByteRange, part: Bytes, key: &StoreKey) -> Result<Bytes, StorageError> {
     match range_len(range) {
         Some(len) if part.len() as u64 != len => Err(beyond_the_object(range, key)),
@@ -246,7 +283,7 @@ fn beyond_the_object(range: ByteRange, key: &StoreKey) -> StorageError {
 
 #[cfg(test)]
 mod tests {
-    use super::{ByteRange, Bytes, StoreKey, within};
+    use super::{ByteRange, Bytes, StoreKey, content_range, within};
 
     #[test]
     fn a_whole_object_answered_for_a_range_gives_the_range() {
@@ -264,6 +301,25 @@ mod tests {
         ] {
             let err = part(beyond).unwrap_err().to_string();
             assert!(err.contains("lies beyond the object"), "{beyond}: {err}");
+        }
+    }
+
+    #[test]
+    fn content_ranges_give_the_bytes_and_the_size_or_nothing() {
+        assert_eq!(content_range("bytes 0-99/1234"), Some((0, 100, 1234)));
+        assert_eq!(
+            content_range("bytes 1233-1233/1234"),
+            Some((1233, 1234, 1234))
+        );
+        for unusable in [
+            "bytes 0-99/*",
+            "bytes */1234",
+            "bytes 5-4/1234",
+            "bytes 0-1234/1234",
+            "items 0-99/1234",
+            "bytes 0-99",
+        ] {
+            assert_eq!(content_range(unusable), None, "{unusable}");
         }
     }
 }

@@ -204,3 +204,66 @@ fn stores_that_send_ranges_without_head_answer_missing_keys_and_ranges_as_a_stor
         }
     });
 }
+
+/// A server that answers every request with `status`, `headers` and `body`, for as long as the
+/// test runs; its URL.
+fn answering(status: &'static str, headers: &'static str, body: &'static [u8]) -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let mut stream = stream.unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap() > 2 {
+                line.clear();
+            }
+            let head = format!(
+                "HTTP/1.1 {status}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            stream.write_all(head.as_bytes()).unwrap();
+            stream.write_all(body).unwrap();
+        }
+    });
+    url
+}
+
+#[test]
+fn a_server_that_answers_other_bytes_than_those_asked_for_is_an_error_or_understood() {
+    use zarrs::storage::byte_range::ByteRange;
+    use zarrs::storage::{ReadableStorageTraits, StoreKey};
+    let key = StoreKey::new("c/0").unwrap();
+    // The first 4 bytes, for the last 4 (as some servers answer a range from the end).
+    let store = RangedHttpStore::new(&answering(
+        "206 Partial Content",
+        "Content-Range: bytes 0-3/10\r\n",
+        b"0123",
+    ));
+    let err = store.get_partial(&key, ByteRange::Suffix(4)).unwrap_err();
+    assert!(err.to_string().contains("holds 4 bytes of 0..4"), "{err}");
+    assert_eq!(
+        &store
+            .get_partial(&key, ByteRange::FromStart(0, Some(4)))
+            .unwrap()
+            .unwrap()[..],
+        b"0123"
+    );
+    // A partial answer that does not say which bytes it holds.
+    let store = RangedHttpStore::new(&answering("206 Partial Content", "", b"6789"));
+    let err = store.get_partial(&key, ByteRange::Suffix(4)).unwrap_err();
+    assert!(err.to_string().contains("without a Content-Range"), "{err}");
+    // The whole object, from a server that does not serve ranges.
+    let store = RangedHttpStore::new(&answering("200 OK", "", b"0123456789"));
+    let parts = store
+        .get_partial_many(
+            &key,
+            Box::new([ByteRange::Suffix(4), ByteRange::FromStart(2, Some(3))].into_iter()),
+        )
+        .unwrap()
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    assert_eq!((&parts[0][..], &parts[1][..]), (&b"6789"[..], &b"234"[..]));
+}
