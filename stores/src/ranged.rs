@@ -13,6 +13,7 @@
 //! zarrs' file system store; a server that answers a range with the whole object (`200 OK`) is
 //! understood, and one that answers with other bytes than those asked for (its `Content-Range`
 //! says which) is an error.
+//! An empty range is answered without a request (zarrs asks for none).
 
 use bytes::Bytes;
 use futures::StreamExt;
