@@ -92,10 +92,7 @@ impl RangedHttpStore {
                     )))
                 }
             }
-            status => Err(StorageError::Other(format!(
-                "{}: HTTP status {status} for the range {range}",
-                self.url(key)
-            ))),
+            status => Err(unexpected(&self.url(key), status)),
         }
     }
 }
@@ -106,10 +103,7 @@ impl ReadableStorageTraits for RangedHttpStore {
         match response.status() {
             StatusCode::OK => Ok(Some(response.bytes().map_err(other)?)),
             StatusCode::NOT_FOUND => Ok(None),
-            status => Err(StorageError::Other(format!(
-                "{}: HTTP status {status}",
-                self.url(key)
-            ))),
+            status => Err(unexpected(&self.url(key), status)),
         }
     }
 
@@ -138,10 +132,7 @@ impl ReadableStorageTraits for RangedHttpStore {
                 .map(Some)
                 .ok_or_else(|| StorageError::Other(format!("{}: no size", self.url(key)))),
             StatusCode::NOT_FOUND => Ok(None),
-            status => Err(StorageError::Other(format!(
-                "{}: HTTP status {status}",
-                self.url(key)
-            ))),
+            status => Err(unexpected(&self.url(key), status)),
         }
     }
 
@@ -174,10 +165,9 @@ impl<T: ObjectStore> RangedObjectStore<T> {
             range: Some(get),
             ..GetOptions::default()
         };
-        match self.object_store.get_opts(&path(key), options).await {
-            Ok(result) => checked(range, result.bytes().await.map_err(other)?, key).map(Some),
-            Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(err) => Err(other(err)),
+        match found(self.object_store.get_opts(&path(key), options).await)? {
+            Some(result) => checked(range, result.bytes().await.map_err(other)?, key).map(Some),
+            None => Ok(None),
         }
     }
 }
@@ -185,10 +175,9 @@ impl<T: ObjectStore> RangedObjectStore<T> {
 #[async_trait::async_trait]
 impl<T: ObjectStore> AsyncReadableStorageTraits for RangedObjectStore<T> {
     async fn get(&self, key: &StoreKey) -> Result<MaybeBytes, StorageError> {
-        match self.object_store.get(&path(key)).await {
-            Ok(result) => Ok(Some(result.bytes().await.map_err(other)?)),
-            Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(err) => Err(other(err)),
+        match found(self.object_store.get(&path(key)).await)? {
+            Some(result) => Ok(Some(result.bytes().await.map_err(other)?)),
+            None => Ok(None),
         }
     }
 
@@ -204,11 +193,7 @@ impl<T: ObjectStore> AsyncReadableStorageTraits for RangedObjectStore<T> {
     }
 
     async fn size_key(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
-        match self.object_store.head(&path(key)).await {
-            Ok(meta) => Ok(Some(meta.size)),
-            Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(err) => Err(other(err)),
-        }
+        Ok(found(self.object_store.head(&path(key)).await)?.map(|meta| meta.size))
     }
 
     fn supports_get_partial(&self) -> bool {
@@ -222,6 +207,20 @@ fn path(key: &StoreKey) -> Path {
 
 fn other(err: impl std::fmt::Display) -> StorageError {
     StorageError::Other(err.to_string())
+}
+
+/// `object_store`'s answer, `None` where the object does not exist.
+fn found<T>(answer: Result<T, object_store::Error>) -> Result<Option<T>, StorageError> {
+    match answer {
+        Ok(answer) => Ok(Some(answer)),
+        Err(object_store::Error::NotFound { .. }) => Ok(None),
+        Err(err) => Err(other(err)),
+    }
+}
+
+/// An HTTP status the store does not expect for `url`.
+fn unexpected(url: &str, status: StatusCode) -> StorageError {
+    StorageError::Other(format!("{url}: HTTP status {status}"))
 }
 
 /// The length of `range`, where it does not depend on the object's size.
