@@ -92,7 +92,10 @@ impl RangedHttpStore {
                     )))
                 }
             }
-            status => Err(unexpected(&self.url(key), status)),
+            status => Err(unexpected(
+                &format!("{} (the range {range})", self.url(key)),
+                status,
+            )),
         }
     }
 }
