@@ -4,11 +4,15 @@
 //! `FusedReader`'s reads from an asynchronous store, the same as zarrs' own.
 #![cfg(feature = "async")]
 
+mod common;
+
 use std::sync::Arc;
 
+use common::counted::{Take, requests, shard_index};
 use futures::executor::block_on;
 use serde_json::json;
 use zarrs::array::{Array, ArrayMetadata, ArraySubset, CodecOptions};
+use zarrs::storage::storage_adapter::performance_metrics::PerformanceMetricsStorageAdapter;
 use zarrs::storage::store::AsyncMemoryStore;
 use zarrs::storage::{AsyncReadableStorageTraits, AsyncWritableStorageTraits};
 use zarrs_scale_offset_cast::{FusedReader, validate_array};
@@ -283,5 +287,76 @@ fn fused_reads_of_sharded_arrays_from_an_asynchronous_store_give_what_zarrs_give
         }
         println!("{runs} sharded reads the same through the asynchronous fused path");
         assert_eq!(runs, 32);
+    });
+}
+
+/// The asynchronous fused read fetches what the synchronous one fetches: a shard's index, then
+/// one range for each run of the window's inner chunks stored end to end in the shard; with the
+/// index kept, those ranges alone.
+#[test]
+fn asynchronous_fused_reads_fetch_inner_chunks_stored_end_to_end_together() {
+    block_on(async {
+        // One shard of 4 x 4 inner chunks of 8 x 8, compressed.
+        let metadata: ArrayMetadata = serde_json::from_value(json!({
+            "zarr_format": 3, "node_type": "array", "shape": [32, 32], "data_type": "float64",
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [32, 32]}},
+            "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN",
+            "codecs": [{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [8, 8],
+                "codecs": [
+                    {"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 1000}},
+                    {"name": "cast_value", "configuration": {"data_type": "uint16",
+                        "out_of_range": "clamp",
+                        "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}},
+                    {"name": "bytes", "configuration": {"endian": "little"}},
+                    {"name": "gzip", "configuration": {"level": 1}}],
+                "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                    {"name": "crc32c"}],
+                "index_location": "end"}}],
+        }))
+        .unwrap();
+        let memory = Arc::new(AsyncMemoryStore::new());
+        let array = Array::new_with_metadata(memory.clone(), "/", metadata.clone()).unwrap();
+        let values: Vec<f64> = (0..32 * 32).map(|i| f64::from(i % 61) * 0.01).collect();
+        array
+            .async_store_array_subset(&[0..32, 0..32], values)
+            .await
+            .unwrap();
+        let counted = Arc::new(PerformanceMetricsStorageAdapter::new(memory.clone()));
+        let through = Array::new_with_metadata(counted.clone(), "/", metadata).unwrap();
+        let key = through.chunk_key(&[0, 0]);
+        let index = shard_index(&memory.get(&key).await.unwrap().unwrap(), 16);
+        let plain = FusedReader::new(&through);
+        let mut saved = 0;
+        // A row of inner chunks, a block of four, a column, most of the shard: none reaches
+        // every inner chunk (those are read whole).
+        for ranges in [[0..8, 0..32], [4..12, 4..12], [0..32, 4..6], [9..30, 1..31]] {
+            let window = ArraySubset::new_with_ranges(&ranges);
+            let chunks: Vec<(u64, u64)> = (ranges[0].start / 8..ranges[0].end.div_ceil(8))
+                .flat_map(|row| {
+                    (ranges[1].start / 8..ranges[1].end.div_ceil(8)).map(move |c| (row, c))
+                })
+                .map(|(row, column)| index[usize::try_from(row * 4 + column).unwrap()])
+                .collect();
+            let (touched, expected) = (chunks.len(), requests(chunks));
+            saved += touched - expected;
+            let zarrs: Vec<f64> = array.async_retrieve_array_subset(&window).await.unwrap();
+            // A reader keeping the index: it reads it with the first window only.
+            let keeping = FusedReader::new(&through).with_shard_index_cache();
+            counted.take();
+            for (reader, reads) in [
+                (&plain, 1 + expected),
+                (&keeping, 1 + expected),
+                (&keeping, expected),
+            ] {
+                let got: Vec<f64> = reader.async_retrieve_array_subset(&window).await.unwrap();
+                assert_eq!(bits(&got), bits(&zarrs), "{window:?}");
+                assert_eq!(counted.take(), reads, "{window:?}: requests");
+            }
+        }
+        // zarrs writes the inner chunks of a shard one after the other: some touched lie end to
+        // end.
+        println!("4 windows, {saved} requests saved by inner chunks fetched together");
+        assert!(saved >= 4, "{saved} requests saved");
     });
 }

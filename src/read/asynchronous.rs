@@ -16,6 +16,7 @@ use zarrs::storage::{AsyncReadableStorage, AsyncReadableStorageTraits, Bytes, St
 
 use super::pieces::{self, ChunkWork, Filled, Stored};
 use super::shards::{self, IndexFrom, ShardIndex, Sharding, Source};
+use super::together::{self, Part, Together};
 use super::{FromFusedRead, FusedReader, Plan, concurrency, element_count, room, view_of};
 use crate::kernel::driver::Output;
 use crate::parallel;
@@ -132,6 +133,9 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
             None => &***array.chunk_grid(),
         };
         let mut works = super::split::split(grid, subset, output, plan.kernel.sizes().1, threads)?;
+        if plan.shards.is_none() {
+            super::split::stagger(&mut works);
+        }
         let (limit, chunk_options) = concurrency(works.len(), options);
         let handle = Arc::new(StorageHandle::new(array.storage()));
         let storage = array
@@ -144,12 +148,28 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
             }
             None => None,
         };
+        // Where each inner chunk's elements come from, and the ranges that follow each other in
+        // a shard fetched together, each run of them in one request, before the batches (their
+        // bytes, at most the read's, held until their chunks are decoded).
+        let (sources, together) = match (&plan.shards, &shards) {
+            (Some(sharding), Some(shards)) => {
+                let sources = shards.sources(plan, sharding, &works);
+                let together = shards.together(array, &storage, &sources).await;
+                (sources, together)
+            }
+            _ => (Vec::new(), Together::default()),
+        };
+        let mut sources = sources.into_iter().map(Some);
         let mut first = 0;
         for batch in works.chunks_mut(BATCH) {
+            let sources: Vec<Option<Source>> =
+                (0..batch.len()).map(|_| sources.next().flatten()).collect();
             let fetched: Vec<Fetched> = futures::stream::iter(
                 (first..first + batch.len())
-                    .zip(batch.iter())
-                    .map(|(i, work)| self.fetch(plan, &storage, shards.as_ref(), i, work)),
+                    .zip(batch.iter().zip(sources))
+                    .map(|(i, (work, source))| {
+                        self.fetch(plan, &storage, shards.as_ref(), &together, i, work, source)
+                    }),
             )
             .buffered(BATCH)
             .try_collect()
@@ -192,17 +212,23 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
     }
 
     /// What the chunk of `work` (the `i`th of the read) holds: for a sharded array, out of its
-    /// shard's index.
+    /// shard's index (`source`), or of the ranges fetched `together`.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the read's state, passed to each chunk's future"
+    )]
     async fn fetch<'a>(
         &'a self,
         plan: &'a Plan,
         storage: &AsyncReadableStorage,
         shards: Option<&'a Shards>,
+        together: &Together,
         i: usize,
         work: &ChunkWork<'_>,
+        source: Option<Source>,
     ) -> Result<Fetched<'a>, ArrayError> {
         let array = self.array;
-        let (Some(sharding), Some(shards)) = (&plan.shards, shards) else {
+        let (Some(sharding), Some(shards), Some(source)) = (&plan.shards, shards, source) else {
             let key = array.chunk_key(&work.indices);
             let shape = array.chunk_shape(&work.indices)?;
             // An uncompressed chunk's elements from the first to the last the read needs; any
@@ -221,8 +247,11 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
         };
         let slot = shards.slots[i];
         let index = &shards.indexes[slot];
-        let source = sharding.source(index, &work.indices);
-        let source = sharding.narrow(plan, source, work);
+        let key = array.chunk_key(&shards.indices[slot]);
+        let get = async |range| match together.get(slot, range) {
+            Part::With(bytes) => bytes,
+            Part::Alone => storage.get_partial(&key, range).await.ok().flatten(),
+        };
         Ok(match source {
             Source::Fill => Fetched::Fill(match index {
                 ShardIndex::Absent => array.fill_value().as_ne_bytes(),
@@ -233,31 +262,26 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
                 sharding.keep_blocks(&work.indices, &encoded);
                 Fetched::Stored(encoded, Stored::Whole)
             }
-            Source::Range(range) => {
-                let key = array.chunk_key(&shards.indices[slot]);
-                match storage.get_partial(&key, range).await {
-                    Ok(Some(encoded)) => {
-                        sharding.keep_blocks(&work.indices, &encoded);
-                        Fetched::Stored(encoded, Stored::Whole)
-                    }
-                    Ok(None) | Err(_) => Fetched::Zarrs,
+            Source::Range(range) => match get(range).await {
+                Some(encoded) => {
+                    sharding.keep_blocks(&work.indices, &encoded);
+                    Fetched::Stored(encoded, Stored::Whole)
                 }
-            }
+                None => Fetched::Zarrs,
+            },
             Source::Blocks(range, table, within) => {
-                let key = array.chunk_key(&shards.indices[slot]);
-                let part = storage.get_partial(&key, range).await.ok().flatten();
-                match part.and_then(|part| table.sparse(within, &part)) {
+                match get(range)
+                    .await
+                    .and_then(|part| table.sparse(within, &part))
+                {
                     Some(sparse) => Fetched::Stored(sparse, Stored::Blocks),
                     None => Fetched::Zarrs,
                 }
             }
-            Source::Elements(range, first) => {
-                let key = array.chunk_key(&shards.indices[slot]);
-                match storage.get_partial(&key, range).await {
-                    Ok(Some(part)) => Fetched::Stored(part, Stored::Elements(first)),
-                    Ok(None) | Err(_) => Fetched::Zarrs,
-                }
-            }
+            Source::Elements(range, first) => match get(range).await {
+                Some(part) => Fetched::Stored(part, Stored::Elements(first)),
+                None => Fetched::Zarrs,
+            },
         })
     }
 
@@ -335,6 +359,37 @@ impl Shards {
             indexes,
             slots,
         })
+    }
+
+    /// Where the elements of each inner chunk of `works` come from.
+    fn sources(&self, plan: &Plan, sharding: &Sharding, works: &[ChunkWork<'_>]) -> Vec<Source> {
+        works
+            .iter()
+            .zip(&self.slots)
+            .map(|(work, &slot)| {
+                let source = sharding.source(&self.indexes[slot], &work.indices);
+                sharding.narrow(plan, source, work)
+            })
+            .collect()
+    }
+
+    /// The ranges of `sources` (those of the read's works) that follow each other in their
+    /// shard, each run of them fetched in one request, concurrently.
+    async fn together<TStorage: ?Sized>(
+        &self,
+        array: &Array<TStorage>,
+        storage: &AsyncReadableStorage,
+        sources: &[Source],
+    ) -> Together {
+        let runs = together::runs(self.slots.iter().copied().zip(sources));
+        let fetched: Vec<Option<Bytes>> = futures::stream::iter(runs.iter().map(|run| {
+            let key = array.chunk_key(&self.indices[run.shard]);
+            async move { storage.get_partial(&key, run.range).await.ok().flatten() }
+        }))
+        .buffered(BATCH)
+        .collect()
+        .await;
+        Together::new(&runs, fetched)
     }
 }
 

@@ -20,6 +20,7 @@ mod runs;
 mod shards;
 mod span;
 mod split;
+mod together;
 
 use std::mem::MaybeUninit;
 use std::sync::{Arc, Mutex};
@@ -187,7 +188,8 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         }
         let threads = options.concurrent_target();
         let grid = &***array.chunk_grid();
-        let works = split::split(grid, subset, output, plan.kernel.sizes().1, threads)?;
+        let mut works = split::split(grid, subset, output, plan.kernel.sizes().1, threads)?;
+        split::stagger(&mut works);
         let (limit, options) = concurrency(works.len(), options);
         let fill = array.fill_value().as_ne_bytes();
         let storage = storage(array)?;

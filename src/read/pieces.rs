@@ -27,6 +27,9 @@ pub(super) struct ChunkWork<'o> {
     /// The runs of the overlap in C order: the first element of each in the chunk, and the piece
     /// of the output it fills.
     pub(super) pieces: Vec<(usize, Output<'o>)>,
+    /// The piece at which a fill on one thread starts, going on to the last and then from the
+    /// first ([`super::split::stagger`]).
+    pub(super) start: usize,
 }
 
 /// What the stored bytes fetched for a chunk hold.
@@ -51,7 +54,7 @@ pub(super) enum Filled {
     ThroughZarrs,
 }
 
-impl ChunkWork<'_> {
+impl<'o> ChunkWork<'o> {
     /// The elements this chunk fills (those of its overlap with the read, which its pieces
     /// partition).
     pub(super) fn elements(&self) -> usize {
@@ -88,9 +91,16 @@ impl ChunkWork<'_> {
     pub(super) fn fill_with(&mut self, fill: &[u8]) {
         // A block of fill values, copied run by run.
         let block: Vec<u8> = fill.repeat(BLOCK);
-        for (_, piece) in &mut self.pieces {
+        for (_, piece) in self.staggered() {
             piece.write_repeating(&block);
         }
+    }
+
+    /// The pieces from [`Self::start`] on, then those before it.
+    fn staggered(&mut self) -> impl Iterator<Item = &mut (usize, Output<'o>)> {
+        let start = self.start.min(self.pieces.len());
+        let (before, after) = self.pieces.split_at_mut(start);
+        after.iter_mut().chain(before)
     }
 
     /// Fills the pieces from `bytes`, the overlap's elements in C order (as zarrs reads them).
@@ -170,7 +180,7 @@ impl ChunkWork<'_> {
             let per_task = self.pieces.len().div_ceil(tasks);
             parallel::try_for_each(self.pieces.iter_mut().collect(), per_task, convert)
         } else {
-            self.pieces.iter_mut().try_for_each(convert)
+            self.staggered().try_for_each(convert)
         };
         match converted {
             Ok(()) => Filled::Done,

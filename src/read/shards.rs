@@ -1,6 +1,7 @@
 //! Sharded arrays (`sharding_indexed`), read inner chunk by inner chunk: each shard's index is
-//! read once, then only the byte ranges of the inner chunks a read touches, each decoded straight
-//! into the output as an unsharded chunk is.
+//! read once, then only the byte ranges of the inner chunks a read touches (those stored end to
+//! end in one request, [`super::together`]), each decoded straight into the output as an
+//! unsharded chunk is.
 //!
 //! The inner chunks of a regular grid of shards lie on a regular grid of their own over the whole
 //! array (a shard's shape is a multiple of theirs), so a read is split over that grid exactly as
@@ -26,8 +27,10 @@ use zarrs_metadata_ext::codec::sharding::{
 use super::blocks::BlockTable;
 use super::pieces::{ChunkWork, Filled, Stored};
 use super::span::worth_a_part;
+use super::together::{self, Part, Together};
 use super::{Plan, concurrency, for_each_limited, storage};
 use crate::kernel::driver::Output;
+use crate::parallel;
 
 /// The `sharding_indexed` codec of an array whose shards the fused read reads itself.
 pub(super) struct Sharding {
@@ -494,9 +497,28 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
         };
         let (limit, options) = concurrency(works.len(), &shard_options);
         let shape = sharding.inner_shape();
-        let read = |mut work: ChunkWork<'_>| {
-            let source = sharding.source(&index, &work.indices);
-            let source = sharding.narrow(plan, source, &work);
+        let works: Vec<(ChunkWork<'_>, Source)> = works
+            .into_iter()
+            .map(|work| {
+                let source = sharding.source(&index, &work.indices);
+                let source = sharding.narrow(plan, source, &work);
+                (work, source)
+            })
+            .collect();
+        // The ranges stored end to end, each run of them in one request.
+        let runs = together::runs(works.iter().map(|(_, source)| (0, source)));
+        let fetch = |run: &together::Run| storage.get_partial(&key, run.range).ok().flatten();
+        let fetched = if limit > 1 && runs.len() > 1 {
+            parallel::map(runs.iter().collect(), 1, fetch)
+        } else {
+            runs.iter().map(fetch).collect()
+        };
+        let together = Together::new(&runs, fetched);
+        let get = |range: ByteRange| match together.get(0, range) {
+            Part::With(bytes) => bytes,
+            Part::Alone => storage.get_partial(&key, range).ok().flatten(),
+        };
+        let read = |(mut work, source): (ChunkWork<'_>, Source)| {
             let filled = match source {
                 Source::Fill => {
                     work.fill_with(match index {
@@ -510,25 +532,24 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
                     sharding.keep_blocks(&work.indices, &encoded);
                     work.decode(plan, shape, &encoded, Stored::Whole, &options)
                 }
-                Source::Range(range) => match storage.get_partial(&key, range) {
-                    Ok(Some(encoded)) => {
+                Source::Range(range) => match get(range) {
+                    Some(encoded) => {
                         sharding.keep_blocks(&work.indices, &encoded);
                         work.decode(plan, shape, &encoded, Stored::Whole, &options)
                     }
-                    Ok(None) | Err(_) => Filled::ThroughZarrs,
+                    None => Filled::ThroughZarrs,
                 },
                 Source::Blocks(range, table, within) => {
-                    let part = storage.get_partial(&key, range).ok().flatten();
-                    match part.and_then(|part| table.sparse(within, &part)) {
+                    match get(range).and_then(|part| table.sparse(within, &part)) {
                         Some(sparse) => work.decode(plan, shape, &sparse, Stored::Blocks, &options),
                         None => Filled::ThroughZarrs,
                     }
                 }
-                Source::Elements(range, first) => match storage.get_partial(&key, range) {
-                    Ok(Some(part)) => {
+                Source::Elements(range, first) => match get(range) {
+                    Some(part) => {
                         work.decode(plan, shape, &part, Stored::Elements(first), &options)
                     }
-                    Ok(None) | Err(_) => Filled::ThroughZarrs,
+                    None => Filled::ThroughZarrs,
                 },
             };
             if let Filled::ThroughZarrs = filled {

@@ -43,6 +43,7 @@ pub(super) fn split<'o>(
             chunk,
             overlap,
             pieces: Vec::new(),
+            start: 0,
         });
     }
     // Cut the works and the output into bands.
@@ -64,6 +65,31 @@ pub(super) fn split<'o>(
     };
     let Ok(()) = super::for_each_limited(bands, threads, place);
     Ok(works)
+}
+
+/// Starts each chunk's fill at a run of its own, by the chunk's index along the last dimension:
+/// chunks side by side, filled at once on different threads, then write to different rows of the
+/// output first, so that their threads do not fault the same fresh pages of a new output at the
+/// same time (docs/performance.md, "Into a new vector"). For chunks; the inner chunks of shards
+/// start at rows of their own by their shard ([`super::shards`]).
+pub(super) fn stagger(works: &mut [ChunkWork<'_>]) {
+    let mut across: Vec<u64> = works
+        .iter()
+        .filter_map(|work| work.indices.last().copied())
+        .collect();
+    across.sort_unstable();
+    across.dedup();
+    let across = across.len();
+    if works.first().is_none_or(|work| work.indices.len() < 2) || across < 2 {
+        return;
+    }
+    let across = across as u64;
+    for work in works {
+        let column = work.indices.last().map_or(0, |&last| last % across);
+        // Below the number of pieces, as `column` is below `across`.
+        let start = u128::from(column) * work.pieces.len() as u128 / u128::from(across);
+        work.start = usize::try_from(start).unwrap_or(0);
+    }
 }
 
 /// The bands of `works` (in C order of their chunk indices) of a read of `elements` elements: how
@@ -234,6 +260,45 @@ mod tests {
             [(2, 14), (2, 14), (2, 98), (2, 56)]
         );
     }
+    /// The first piece each chunk fills: chunks side by side start at different runs, by their
+    /// index along the last dimension; the chunks of a 1-D array at their first.
+    fn starts(shape: &[u64], chunk: &str, ranges: &[std::ops::Range<u64>]) -> Vec<usize> {
+        crate::kernel::testing::rayon_without_workers();
+        let grid = format!(r#"{{"name": "regular", "configuration": {{"chunk_shape": {chunk}}}}}"#);
+        let array = ArrayBuilder::new(shape.to_vec(), grid.as_str(), data_type::float64(), 0.0)
+            .build(Arc::new(MemoryStore::new()), "/")
+            .unwrap();
+        let subset = ArraySubset::new_with_ranges(ranges);
+        let mut output = vec![0u8; usize::try_from(subset.num_elements()).unwrap() * 8];
+        let mut works = split(
+            &***array.chunk_grid(),
+            &subset,
+            Output::Init(&mut output),
+            8,
+            1,
+        )
+        .unwrap();
+        stagger(&mut works);
+        works.iter().map(|work| work.start).collect()
+    }
+
+    #[test]
+    fn chunks_side_by_side_start_at_runs_of_their_own() {
+        // 4 chunks of 8 rows across: starts at rows 0, 2, 4 and 6, in each band.
+        assert_eq!(
+            starts(&[16, 32], "[8, 8]", &[0..16, 0..32]),
+            [0, 2, 4, 6, 0, 2, 4, 6]
+        );
+        // A read of 2 of the chunk's rows over 3 chunks: its runs are 2 per chunk.
+        assert_eq!(starts(&[16, 32], "[8, 8]", &[3..5, 4..20]), [0, 0, 1]);
+        // One chunk across, or a 1-D array: every chunk from its first run.
+        assert_eq!(starts(&[16, 8], "[4, 8]", &[0..16, 0..8]), [0; 4]);
+        let whole = 0..40;
+        assert_eq!(starts(&[40], "[8]", std::slice::from_ref(&whole)), [0; 5]);
+        // 3-D: by the index along the last dimension, among the runs of rows and planes.
+        assert_eq!(starts(&[2, 4, 4], "[2, 4, 2]", &[0..2, 0..4, 0..4]), [0, 4]);
+    }
+
     /// A case: an array's shape, its chunk grid and the ranges read.
     type Case<'a> = (&'a [u64], String, Vec<std::ops::Range<u64>>);
 
