@@ -25,9 +25,12 @@ else
   zarr_python_env "$work/venv"
 fi
 
-# The released source distribution.
+# The released source distribution (pip asks its build backend, maturin, for the metadata, and
+# the backend runs the `maturin` command: the environment's, which is on no PATH unless it is
+# active).
 mkdir -p "$work/sdist"
-"$VENV_PYTHON" -m pip download -q --no-deps --no-binary zarrs --no-build-isolation "zarrs==$version" -d "$work/sdist"
+PATH="$(dirname "$VENV_PYTHON"):$PATH" "$VENV_PYTHON" -m pip download -q --no-deps --no-binary zarrs \
+  --no-build-isolation "zarrs==$version" -d "$work/sdist"
 rm -rf "$work/src" && mkdir -p "$work/src"
 tar xzf "$work/sdist/zarrs-$version.tar.gz" -C "$work/src" --strip-components 1
 
