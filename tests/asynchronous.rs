@@ -9,6 +9,7 @@ mod common;
 use std::sync::Arc;
 
 use common::counted::{Take, requests, shard_index};
+use common::fused::sharded_metadata;
 use futures::executor::block_on;
 use serde_json::json;
 use zarrs::array::{Array, ArrayMetadata, ArraySubset, CodecOptions};
@@ -297,24 +298,8 @@ fn fused_reads_of_sharded_arrays_from_an_asynchronous_store_give_what_zarrs_give
 fn asynchronous_fused_reads_fetch_inner_chunks_stored_end_to_end_together() {
     block_on(async {
         // One shard of 4 x 4 inner chunks of 8 x 8, compressed.
-        let metadata: ArrayMetadata = serde_json::from_value(json!({
-            "zarr_format": 3, "node_type": "array", "shape": [32, 32], "data_type": "float64",
-            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [32, 32]}},
-            "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN",
-            "codecs": [{"name": "sharding_indexed", "configuration": {
-                "chunk_shape": [8, 8],
-                "codecs": [
-                    {"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 1000}},
-                    {"name": "cast_value", "configuration": {"data_type": "uint16",
-                        "out_of_range": "clamp",
-                        "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}},
-                    {"name": "bytes", "configuration": {"endian": "little"}},
-                    {"name": "gzip", "configuration": {"level": 1}}],
-                "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
-                    {"name": "crc32c"}],
-                "index_location": "end"}}],
-        }))
-        .unwrap();
+        let gzip = json!({"name": "gzip", "configuration": {"level": 1}});
+        let metadata = sharded_metadata(&[32, 32], &[32, 32], &[8, 8], &gzip);
         let memory = Arc::new(AsyncMemoryStore::new());
         let array = Array::new_with_metadata(memory.clone(), "/", metadata.clone()).unwrap();
         let values: Vec<f64> = (0..32 * 32).map(|i| f64::from(i % 61) * 0.01).collect();

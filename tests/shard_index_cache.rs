@@ -8,6 +8,7 @@ mod common;
 use std::sync::Arc;
 
 use common::counted::{Counted, Take, requests, shard_index};
+use common::fused::sharded_metadata;
 use serde_json::{Value, json};
 use zarrs::array::CodecOptions;
 use zarrs::array::{Array, ArrayMetadata, ArraySubset};
@@ -82,34 +83,6 @@ fn kept_indexes_save_a_request_per_window_and_read_what_zarrs_reads() {
     // A read covering whole shards reads them whole, one request each, cache or not.
     same_as_zarrs(&keeping, &writer, &[0, 8, 0, 16]);
     assert_eq!(counted.take(), 2);
-}
-
-/// A float64 array of `shape` in shards of `shard` holding inner chunks of `inner`, stored as
-/// uint16 inside the shards (as zarr-python writes them), compressed by `compressor`.
-fn sharded_metadata(
-    shape: &[u64],
-    shard: &[u64],
-    inner: &[u64],
-    compressor: &Value,
-) -> ArrayMetadata {
-    serde_json::from_value(json!({
-        "zarr_format": 3, "node_type": "array", "shape": shape, "data_type": "float64",
-        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": shard}},
-        "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN",
-        "codecs": [{"name": "sharding_indexed", "configuration": {
-            "chunk_shape": inner,
-            "codecs": [
-                {"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}},
-                {"name": "cast_value", "configuration": {"data_type": "uint16",
-                    "out_of_range": "clamp",
-                    "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}},
-                {"name": "bytes", "configuration": {"endian": "little"}},
-                compressor],
-            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
-                {"name": "crc32c"}],
-            "index_location": "end"}}]
-    }))
-    .unwrap()
 }
 
 /// The array of [`sharded_metadata`] of 16 x 16 in shards of 8 x 8 holding inner chunks of

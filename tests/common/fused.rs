@@ -243,3 +243,31 @@ pub(crate) fn int8_stored_as_int16(
     let array = Array::new_with_metadata(store.clone(), "/", metadata).unwrap();
     (store, array)
 }
+
+/// A float64 array of `shape` in shards of `shard` holding inner chunks of `inner`, stored as
+/// uint16 inside the shards (as zarr-python writes them), compressed by `compressor`.
+pub(crate) fn sharded_metadata(
+    shape: &[u64],
+    shard: &[u64],
+    inner: &[u64],
+    compressor: &Json,
+) -> ArrayMetadata {
+    serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": shape, "data_type": "float64",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": shard}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN",
+        "codecs": [{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": inner,
+            "codecs": [
+                {"name": "scale_offset", "configuration": {"offset": -0.1, "scale": 10000}},
+                {"name": "cast_value", "configuration": {"data_type": "uint16",
+                    "out_of_range": "clamp",
+                    "scalar_map": {"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}}},
+                {"name": "bytes", "configuration": {"endian": "little"}},
+                compressor],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                {"name": "crc32c"}],
+            "index_location": "end"}}]
+    }))
+    .unwrap()
+}
