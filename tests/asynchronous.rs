@@ -17,6 +17,7 @@ use zarrs::storage::storage_adapter::performance_metrics::PerformanceMetricsStor
 use zarrs::storage::store::AsyncMemoryStore;
 use zarrs::storage::{AsyncReadableStorageTraits, AsyncWritableStorageTraits};
 use zarrs_scale_offset_cast::{FusedReader, validate_array};
+use zarrs_scale_offset_cast_reference::Seeded;
 
 fn metadata(fill: &serde_json::Value) -> ArrayMetadata {
     serde_json::from_value(json!({
@@ -343,5 +344,53 @@ fn asynchronous_fused_reads_fetch_inner_chunks_stored_end_to_end_together() {
         // end.
         println!("4 windows, {saved} requests saved by inner chunks fetched together");
         assert!(saved >= 4, "{saved} requests saved");
+    });
+}
+
+#[test]
+fn asynchronous_fused_reads_of_large_blosc_chunks_fetch_the_front_they_need() {
+    block_on(async {
+        // One shard of two inner chunks of 2048 x 512 (Blosc's blocks: 256 rows): the first of
+        // values of 12 random bits in its first 1000 rows and of one value below them, the
+        // second of 16 random bits (which Blosc stores without compression).
+        let blosc = json!({"name": "blosc", "configuration": {"cname": "zstd", "clevel": 5,
+            "shuffle": "bitshuffle", "typesize": 2, "blocksize": 0}});
+        let metadata = sharded_metadata(&[4096, 512], &[4096, 512], &[2048, 512], &blosc);
+        let memory = Arc::new(AsyncMemoryStore::new());
+        let array = Array::new_with_metadata(memory.clone(), "/", metadata.clone()).unwrap();
+        let mut random = Seeded::for_test(0xa5c0_f207_b105);
+        let values: Vec<f64> = (0..4096 * 512)
+            .map(|i| match i / 512 {
+                1000..2048 => 0.5,
+                row => {
+                    let bits = if row < 2048 { 4096 } else { 60_000 };
+                    f64::from(u32::try_from(random.below(bits)).unwrap()) * 1e-4
+                }
+            })
+            .collect();
+        array
+            .async_store_array_subset(&[0..4096, 0..512], values)
+            .await
+            .unwrap();
+        let counted = Arc::new(PerformanceMetricsStorageAdapter::new(memory.clone()));
+        let through = Array::new_with_metadata(counted.clone(), "/", metadata).unwrap();
+        let reader = FusedReader::new(&through);
+        counted.take();
+        // The index, then: the front holding the rows' blocks; the front and the blocks past it
+        // (those below compress to almost nothing, so the mean ratio puts them too early); the
+        // whole chunk; the front of the uncompressed chunk holding the rows.
+        for (ranges, reads) in [
+            ([10..60, 0..512], 2),
+            ([260..300, 0..512], 3),
+            ([1800..2000, 100..300], 2),
+            ([2148..2188, 7..300], 2),
+            ([2078..2648, 0..512], 2),
+        ] {
+            let window = ArraySubset::new_with_ranges(&ranges);
+            let zarrs: Vec<f64> = array.async_retrieve_array_subset(&window).await.unwrap();
+            let got: Vec<f64> = reader.async_retrieve_array_subset(&window).await.unwrap();
+            assert_eq!(bits(&got), bits(&zarrs), "{window:?}");
+            assert_eq!(counted.take(), reads, "{window:?}: requests");
+        }
     });
 }

@@ -1,7 +1,9 @@
 //! `FusedReader::with_shard_index_cache`: a reader that keeps the shards' indexes reads each
 //! index from the store once, later windows of the same shard with one request each, and reads
 //! exactly what zarrs reads; shards that did not exist are looked for again. Of an inner chunk
-//! compressed by Blosc and read whole once, later windows fetch only the blocks they need.
+//! compressed by Blosc and read whole once, later windows fetch only the blocks they need. Any
+//! reader fetches of a large Blosc-compressed inner chunk only its front where a window needs its
+//! first rows, and what lies past the front where the window's blocks end further on.
 
 mod common;
 
@@ -283,4 +285,158 @@ fn random_windows_of_blosc_blocks_read_what_zarrs_reads() {
         by_blocks * 4 > windows,
         "{by_blocks} of {windows} windows read by blocks"
     );
+}
+
+#[test]
+fn windows_of_large_blosc_chunks_fetch_the_front_they_need() {
+    // One shard of three inner chunks of 1024 x 512 (Blosc's blocks: 128 rows): the first of
+    // values of 12 random bits, the second of those in its first 400 rows and of one value below
+    // them (which compress to almost nothing), the third of 16 random bits, which Blosc stores
+    // without compression.
+    let (shape, inner) = ([3072u64, 512], [1024u64, 512]);
+    let metadata = sharded_metadata(&shape, &shape, &inner, &blosc(0, "bitshuffle", 2));
+    let memory = Arc::new(MemoryStore::new());
+    let writer = Array::new_with_metadata(memory.clone(), "/", metadata).unwrap();
+    writer.store_metadata().unwrap();
+    let mut random = Seeded::for_test(0xf207_0000_b105);
+    let mut all: Vec<f64> = (0..shape[0] * shape[1])
+        .map(|i| {
+            let bits = if i < 2048 * 512 { 4096 } else { 60_000 };
+            f64::from(u32::try_from(random.below(bits)).unwrap()) * 1e-4
+        })
+        .collect();
+    let at = |row: u64| usize::try_from(row * shape[1]).unwrap();
+    all[at(1024 + 400)..at(2048)].fill(0.5);
+    writer.store_array_subset(&[0..3072, 0..512], all).unwrap();
+    let shard = memory.get(&writer.chunk_key(&[0, 0])).unwrap().unwrap();
+    let sizes: Vec<usize> = shard_index(&shard, 3)
+        .iter()
+        .map(|&(_, size)| usize::try_from(size).unwrap())
+        .collect();
+    let index_bytes = 3 * 16 + 4;
+    let counted = Arc::new(Counted::new(memory.clone()));
+    let array = Array::open(counted.clone(), "/").unwrap();
+    let plain = FusedReader::new(&array);
+    counted.take();
+    // Rows near the top of the first chunk: its index, then the chunk's front alone.
+    same_as_zarrs(&plain, &writer, &[10, 60, 0, 512]);
+    let (reads, front) = counted.take_bytes();
+    assert_eq!(reads, 2);
+    assert!(
+        front - index_bytes < sizes[0] * 3 / 4,
+        "{front} of {sizes:?}"
+    );
+    // Rows near its foot: the whole chunk.
+    same_as_zarrs(&plain, &writer, &[900, 1000, 100, 300]);
+    assert_eq!(counted.take_bytes(), (2, index_bytes + sizes[0]));
+    // Rows of the second chunk whose blocks lie past the front the mean ratio gives (the blocks
+    // after them take little room): the blocks from the front's end on, a request more, and
+    // still not all of the chunk.
+    same_as_zarrs(&plain, &writer, &[1024 + 300, 1024 + 340, 0, 512]);
+    let (reads, bytes) = counted.take_bytes();
+    assert_eq!(reads, 3);
+    assert!(bytes - index_bytes < sizes[1], "{bytes} of {sizes:?}");
+    // Rows of the third chunk, stored uncompressed: the front holds them, and they are decoded
+    // alone; rows past its front, the rest of them.
+    same_as_zarrs(&plain, &writer, &[2048 + 100, 2048 + 140, 7, 300]);
+    let (reads, bytes) = counted.take_bytes();
+    assert_eq!(reads, 2);
+    assert!(
+        bytes - index_bytes < sizes[2] * 3 / 4,
+        "{bytes} of {sizes:?}"
+    );
+    same_as_zarrs(&plain, &writer, &[2048 + 300, 2048 + 302, 0, 512]);
+    same_as_zarrs(&plain, &writer, &[2048 + 1, 2048 + 400, 0, 512]);
+    counted.take();
+    // A reader keeping indexes keeps the block table the front held: a later window of the
+    // chunk fetches its blocks alone.
+    let keeping = FusedReader::new(&array).with_shard_index_cache();
+    same_as_zarrs(&keeping, &writer, &[10, 60, 0, 512]);
+    assert_eq!(counted.take_bytes(), (2, front));
+    same_as_zarrs(&keeping, &writer, &[300, 310, 5, 6]);
+    let (reads, blocks) = counted.take_bytes();
+    assert_eq!(reads, 1);
+    assert!(blocks * 2 < front, "{blocks} of {front}");
+    println!("inner chunks of {sizes:?} bytes; a front of {front}, blocks of {blocks}");
+}
+
+#[test]
+fn random_windows_of_large_blosc_chunks_read_what_zarrs_reads() {
+    // The same cases on every run, unless `MODEL_SEED` asks for fresh ones.
+    let mut random = Seeded::for_test(0xf207_0000_0a11);
+    let (mut windows, mut fronts, mut more) = (0, 0, 0);
+    for case in 0..4 {
+        let inner = [512 + random.below(512), 512 + random.below(256)];
+        // Two inner chunks to a shard (a window of a shard's only inner chunk fetches the shard).
+        let shard = [inner[0] * 2, inner[1]];
+        let shape = [shard[0] + random.below(shard[0]), shard[1]];
+        let cname = ["zstd", "lz4"][usize::try_from(case % 2).unwrap()];
+        let shuffle = ["bitshuffle", "shuffle"][usize::try_from(random.below(2)).unwrap()];
+        // Blocks as c-blosc chooses them (32 to 256 KiB at these levels), or set.
+        let blocksize =
+            [0, 16 << 10, 32 << 10, 64 << 10][usize::try_from(random.below(4)).unwrap()];
+        let compressor = json!({"name": "blosc", "configuration": {"cname": cname,
+            "clevel": 1 + random.below(5), "shuffle": shuffle, "typesize": 2,
+            "blocksize": blocksize}});
+        let metadata = sharded_metadata(&shape, &shard, &inner, &compressor);
+        let memory = Arc::new(MemoryStore::new());
+        let writer = Array::new_with_metadata(memory.clone(), "/", metadata).unwrap();
+        writer.store_metadata().unwrap();
+        // Random values of 12 to 16 bits, one value in a band of up to a quarter of the rows of
+        // each inner chunk (which compresses to almost nothing), every 41st NaN.
+        let bits = 1 << (12 + random.below(5));
+        let band_start = random.below(inner[0]);
+        let band = band_start..(band_start + random.below(inner[0] / 4)).min(inner[0]);
+        let values: Vec<f64> = (0..shape[0] * shape[1])
+            .map(|i| match (i % 41, (i / shape[1]) % inner[0]) {
+                (40, _) => f64::NAN,
+                (_, row) if band.contains(&row) => 0.5,
+                _ => f64::from(u32::try_from(random.below(bits)).unwrap()) * 1e-4,
+            })
+            .collect();
+        writer
+            .store_array_subset(&[0..shape[0], 0..shape[1]], values)
+            .unwrap();
+        let counted = Arc::new(Counted::new(memory.clone()));
+        let array = Array::open(counted.clone(), "/").unwrap();
+        let plain = FusedReader::new(&array);
+        let context = format!("{shape:?} in {shard:?} of {inner:?}, {compressor}");
+        let per_shard = usize::try_from(shard[0] / inner[0]).unwrap();
+        for _ in 0..12 {
+            // Up to a third of the rows of one inner chunk, from its top half the time.
+            let chunk_row = random.below(shape[0].div_ceil(inner[0])) * inner[0];
+            let rows = (shape[0] - chunk_row).min(inner[0]);
+            let start = if random.below(2) == 0 {
+                0
+            } else {
+                random.below(rows)
+            };
+            let end = start + 1 + random.below((rows - start).min(rows.div_ceil(3)));
+            let column = random.below(shape[1]);
+            let columns = column..column + 1 + random.below(shape[1] - column);
+            let subset = [chunk_row + start..chunk_row + end, columns];
+            let expected: Vec<f64> = writer.retrieve_array_subset(&subset).unwrap();
+            counted.take();
+            let got: Vec<f64> = plain.retrieve_array_subset(&subset).unwrap();
+            let bits = |values: &[f64]| values.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&expected), "{context} {subset:?}");
+            // The index, then the inner chunk whole or in part.
+            let (reads, bytes) = counted.take_bytes();
+            more += usize::from(reads > 2);
+            let key = writer.chunk_key(&[subset[0].start / shard[0], 0]);
+            let index = shard_index(&memory.get(&key).unwrap().unwrap(), per_shard);
+            let position = usize::try_from(subset[0].start % shard[0] / inner[0]).unwrap();
+            let stored = usize::try_from(index[position].1).unwrap() + per_shard * 16 + 4;
+            assert!(bytes <= stored, "{context} {subset:?}: {bytes} of {stored}");
+            fronts += usize::from(bytes < stored);
+            windows += 1;
+        }
+    }
+    let seed = model_seed_label();
+    println!(
+        "large Blosc chunks, {seed}: {windows} windows, {fronts} fetched in part, {more} of them \
+         in two requests"
+    );
+    assert_eq!(windows, 48);
+    assert!(fronts >= 8, "{fronts} windows fetched in part");
 }

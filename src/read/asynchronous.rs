@@ -14,6 +14,7 @@ use zarrs::array::{
 };
 use zarrs::storage::{AsyncReadableStorage, AsyncReadableStorageTraits, Bytes, StorageHandle};
 
+use super::front::AfterFront;
 use super::pieces::{self, ChunkWork, Filled, Stored};
 use super::shards::{self, IndexFrom, ShardIndex, Sharding, Source};
 use super::together::{self, Part, Together};
@@ -269,10 +270,26 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
                 }
                 None => Fetched::Zarrs,
             },
+            Source::Front(range, stored, needed) => {
+                let front = get(range).await.map(|front| {
+                    sharding.after_front(&work.indices, (range, stored, needed), front)
+                });
+                let ready = match front {
+                    Some(AfterFront::Ready(encoded, stored)) => Some((encoded, stored)),
+                    Some(AfterFront::More(more, rest)) => {
+                        get(more).await.and_then(|more| rest.complete(&more))
+                    }
+                    Some(AfterFront::Zarrs) | None => None,
+                };
+                match ready {
+                    Some((encoded, stored)) => Fetched::Stored(encoded, stored),
+                    None => Fetched::Zarrs,
+                }
+            }
             Source::Blocks(range, table, within) => {
                 match get(range)
                     .await
-                    .and_then(|part| table.sparse(within, &part))
+                    .and_then(|part| table.sparse(within, &[&part]))
                 {
                     Some(sparse) => Fetched::Stored(sparse, Stored::Blocks),
                     None => Fetched::Zarrs,

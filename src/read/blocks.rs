@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use zarrs::storage::Bytes;
 
-/// The header and block starts of one stored chunk, as read from the whole chunk.
+/// The header and block starts of one stored chunk, as read from its front or the whole chunk.
 pub(super) struct BlockTable {
     /// The header and the block starts, as stored.
     head: Bytes,
@@ -40,24 +40,45 @@ pub(super) fn type_size(header: &[u8]) -> Option<usize> {
     header.get(3).map(|&n| usize::from(n)).filter(|&n| n > 0)
 }
 
+/// Whether `front`, the first bytes of a chunk of `size` bytes as stored, begins a Blosc buffer
+/// stored without compression: its decompressed bytes as they are, after the header.
+pub(super) fn uncompressed(front: &[u8], size: usize) -> bool {
+    let Some(header) = front.get(..HEADER) else {
+        return false;
+    };
+    let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().expect("4 bytes"));
+    let (decoded, stored) = (word(4) as usize, word(12) as usize);
+    header[0] == FORMAT
+        && header[2] & MEMCPYED != 0
+        && stored == size
+        && decoded.checked_add(HEADER) == Some(size)
+}
+
 impl BlockTable {
     /// The table of `stored`, a whole chunk as stored; `None` where it is no Blosc buffer with
     /// block starts (one stored uncompressed, another format), or the header does not match the
     /// buffer.
     pub(super) fn of(stored: &Bytes) -> Option<Self> {
-        let header = stored.get(..HEADER)?;
+        Self::of_front(stored, stored.len())
+    }
+
+    /// The table of a chunk of `size` bytes as stored, from `front`, its first bytes (at least
+    /// its header and block starts); `None` where it is no Blosc buffer with block starts, the
+    /// header does not match `size`, or `front` is too short.
+    pub(super) fn of_front(front: &[u8], size: usize) -> Option<Self> {
+        let header = front.get(..HEADER)?;
         let word = |at: usize| {
             let bytes: [u8; 4] = header[at..at + 4].try_into().expect("4 bytes");
             usize::try_from(u32::from_le_bytes(bytes)).ok()
         };
         let (flags, type_size) = (header[2], type_size(header)?);
-        let (decoded, block_size, size) = (word(4)?, word(8)?, word(12)?);
-        if header[0] != FORMAT || flags & MEMCPYED != 0 || block_size == 0 || size != stored.len() {
+        let (decoded, block_size, stored) = (word(4)?, word(8)?, word(12)?);
+        if header[0] != FORMAT || flags & MEMCPYED != 0 || block_size == 0 || stored != size {
             return None;
         }
         let count = decoded.div_ceil(block_size);
         let head_len = HEADER.checked_add(count.checked_mul(4)?)?;
-        let starts: Vec<usize> = stored
+        let starts: Vec<usize> = front
             .get(HEADER..head_len)?
             .chunks_exact(4)
             .map(|start| u32::from_le_bytes(start.try_into().expect("4 bytes")) as usize)
@@ -75,7 +96,9 @@ impl BlockTable {
             })
             .collect();
         Some(Self {
-            head: stored.slice(..head_len),
+            // A copy: a slice would hold the whole buffer fetched (the chunk, or more) as long as
+            // the table is kept.
+            head: Bytes::copy_from_slice(&front[..head_len]),
             stored: size,
             type_size,
             block_size,
@@ -110,22 +133,26 @@ impl BlockTable {
     }
 
     /// The stored chunk as Blosc reads the blocks `within` from it: its header and block starts,
-    /// then `part` (the stored bytes `within`), zeros elsewhere; `None` where `part` is not the
-    /// size of `within`.
-    pub(super) fn sparse(&self, within: Range<usize>, part: &[u8]) -> Option<Bytes> {
-        if part.len() != within.len() || within.end > self.stored || within.start < self.head.len()
-        {
+    /// then `parts` (the stored bytes `within`, in order), zeros elsewhere; `None` where `parts`
+    /// are not the size of `within`.
+    pub(super) fn sparse(&self, within: Range<usize>, parts: &[&[u8]]) -> Option<Bytes> {
+        let len: usize = parts.iter().map(|part| part.len()).sum();
+        if len != within.len() || within.end > self.stored || within.start < self.head.len() {
             return None;
         }
         let mut chunk = vec![0; self.stored];
         chunk[..self.head.len()].copy_from_slice(&self.head);
-        chunk[within].copy_from_slice(part);
+        let mut at = within.start;
+        for part in parts {
+            chunk[at..at + part.len()].copy_from_slice(part);
+            at += part.len();
+        }
         Some(Bytes::from(chunk))
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::borrow::Cow;
     use std::sync::Arc;
 
@@ -139,7 +166,7 @@ mod tests {
     use super::{BlockTable, HEADER};
 
     /// A Blosc codec (zstd, byte shuffle of 2-byte elements) with blocks of `block_size` bytes.
-    fn blosc(block_size: usize) -> Arc<dyn BytesToBytesCodecTraits> {
+    pub(in crate::read) fn blosc(block_size: usize) -> Arc<dyn BytesToBytesCodecTraits> {
         let metadata: Vec<MetadataV3> = serde_json::from_str(&format!(
             r#"[{{"name": "bytes", "configuration": {{"endian": "little"}}}},
                {{"name": "blosc", "configuration": {{"cname": "zstd", "clevel": 3,
@@ -151,7 +178,10 @@ mod tests {
     }
 
     /// `decoded` compressed by `codec`.
-    fn compress(codec: &Arc<dyn BytesToBytesCodecTraits>, decoded: &[u8]) -> Bytes {
+    pub(in crate::read) fn compress(
+        codec: &Arc<dyn BytesToBytesCodecTraits>,
+        decoded: &[u8],
+    ) -> Bytes {
         let encoded = codec
             .encode(Cow::Borrowed(decoded), &CodecOptions::default())
             .unwrap();
@@ -159,7 +189,7 @@ mod tests {
     }
 
     /// The bytes `range` of the chunk `stored` decompresses to, as Blosc decodes a part.
-    fn part_of(
+    pub(in crate::read) fn part_of(
         codec: &Arc<dyn BytesToBytesCodecTraits>,
         stored: &Bytes,
         decoded_len: usize,
@@ -216,6 +246,9 @@ mod tests {
             let codec = blosc(block_size);
             let stored = compress(&codec, &decoded);
             let table = BlockTable::of(&stored).expect("a Blosc chunk with block starts");
+            // The table holds a copy of the head, not the chunk's buffer.
+            assert!(!stored.as_ptr_range().contains(&table.head.as_ptr()));
+            assert_eq!(table.head, stored[..table.head.len()]);
             assert_eq!(table.blocks.len(), decoded.len().div_ceil(table.block_size));
             let shuffled = reversed(&stored, &table);
             let shuffled_table = BlockTable::of(&shuffled).unwrap();
@@ -234,7 +267,7 @@ mod tests {
                 for range in ranges.clone() {
                     let within = table.blocks(range.clone()).unwrap();
                     let sparse = table
-                        .sparse(within.clone(), &stored[within.clone()])
+                        .sparse(within.clone(), &[&stored[within.clone()]])
                         .unwrap();
                     assert_eq!(sparse.len(), stored.len());
                     let part = part_of(&codec, &sparse, decoded.len(), range.clone());
@@ -273,10 +306,10 @@ mod tests {
         let within = table.blocks(0..2).unwrap();
         assert!(
             table
-                .sparse(within.clone(), &stored[within.start..within.end - 1])
+                .sparse(within.clone(), &[&stored[within.start..within.end - 1]])
                 .is_none()
         );
-        assert!(table.sparse(0..4, &stored[..4]).is_none());
+        assert!(table.sparse(0..4, &[&stored[..4]]).is_none());
         assert!(table.blocks(decoded.len()..decoded.len() + 2).is_none());
     }
 }

@@ -12,6 +12,7 @@
 #[cfg(feature = "async")]
 mod asynchronous;
 mod blocks;
+mod front;
 mod fused;
 mod output;
 mod pieces;
@@ -258,12 +259,12 @@ impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
     /// that covers a shard reads it whole as before, and so does the first read that needs every
     /// one of its compressed inner chunks (one request); the index is kept from it too.
     ///
-    /// Of each inner chunk compressed by Blosc alone that it has fetched whole, the reader also
-    /// keeps where the Blosc blocks lie (the Blosc header and block starts): a later read of at
-    /// most half of that chunk fetches only the blocks holding the elements it needs (one range
-    /// request, a third of the chunk's bytes for a 512² window of a 1830² chunk in blocks of
-    /// 256 KiB), and where those blocks cannot be decoded zarrs reads the chunk and reports what
-    /// it finds. The reader holds what it keeps (16 bytes per inner chunk of the shards read,
+    /// Of each inner chunk compressed by Blosc alone whose head it has fetched (the whole chunk,
+    /// or the front a read of its first rows fetches), the reader also keeps where the Blosc
+    /// blocks lie (the Blosc header and block starts): a later read of at most half of that chunk
+    /// fetches only the blocks holding the elements it needs (one range request, a third of the
+    /// chunk's bytes for a 512² window of a 1830² chunk in blocks of 256 KiB), and where those
+    /// blocks cannot be decoded zarrs reads the chunk and reports what it finds. The reader holds what it keeps (16 bytes per inner chunk of the shards read,
     /// and 4 bytes per Blosc block of the chunks read) until it is dropped.
     ///
     /// Has no effect where reads are not fused or the array is not sharded.

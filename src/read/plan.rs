@@ -7,7 +7,7 @@ use zarrs::array::codec::{BytesCodec, CodecChain};
 use zarrs::array::{Array, ArrayMetadata, ArraySubset, DataType, FillValue};
 use zarrs_metadata_ext::codec::sharding::ShardingCodecConfigurationV1;
 
-use super::{fused, shards};
+use super::{front, fused, shards};
 use crate::kernel::{Chain, Kernel, driver};
 use crate::{CastValueCodec, ScaleOffsetCodec};
 
@@ -161,7 +161,14 @@ pub(super) fn plan<TStorage: ?Sized>(array: &Array<TStorage>) -> Option<Plan> {
             // Inner chunks compressed by Blosc alone may be fetched by their blocks.
             let blosc = (bytes.bytes_to_bytes_codecs().len() == 1 && blosc_first)
                 .then(|| data_type.fixed_size())
-                .flatten();
+                .flatten()
+                .map(|element| shards::Blosc {
+                    element,
+                    block: configuration
+                        .codecs
+                        .get(a2a.len() - outer.len() + 1)
+                        .map_or(0, |codec| front::block_size(codec, element)),
+                });
             Some(shards::Sharding::new(
                 array,
                 &configuration,

@@ -25,6 +25,7 @@ use zarrs_metadata_ext::codec::sharding::{
 };
 
 use super::blocks::BlockTable;
+use super::front::{self, AfterFront};
 use super::pieces::{ChunkWork, Filled, Stored};
 use super::span::worth_a_part;
 use super::together::{self, Part, Together};
@@ -45,12 +46,21 @@ pub(super) struct Sharding {
     /// One element of the array's data type for the elements of an inner chunk a shard does not
     /// hold, as zarrs reads them; `None` where zarrs must read them.
     pub(super) missing: Option<Vec<u8>>,
-    /// The bytes of one stored element where the inner chunks are compressed by Blosc alone
-    /// (whose blocks a part of a chunk can be fetched by).
-    blosc: Option<usize>,
+    /// Blosc, where it compresses the inner chunks alone (a part of a chunk can then be fetched
+    /// by its blocks).
+    blosc: Option<Blosc>,
     /// The indexes and block tables read so far, where the reader keeps them
     /// ([`FusedReader::with_shard_index_cache`](crate::FusedReader::with_shard_index_cache)).
     pub(super) kept: Option<Mutex<Kept>>,
+}
+
+/// Blosc, as it compresses the inner chunks of a shard.
+#[derive(Clone, Copy)]
+pub(super) struct Blosc {
+    /// The bytes of one stored element.
+    pub(super) element: usize,
+    /// The decompressed bytes of a block ([`front::block_size`]).
+    pub(super) block: u64,
 }
 
 /// What a reader keeps of the shards it read.
@@ -93,6 +103,10 @@ pub(super) enum Source {
     /// The blocks of the inner chunk holding the elements a read needs, at this range of the
     /// shard: the chunk is then decoded from them alone (zarrs reads it where it cannot be).
     Blocks(ByteRange, Arc<BlockTable>, Range<usize>),
+    /// The front of a Blosc-compressed inner chunk whose blocks the reader does not know yet, at
+    /// this range of the shard ([`super::front`]); the chunk's stored size and the decompressed
+    /// bytes a read needs of it.
+    Front(ByteRange, u64, Range<usize>),
     /// The stored elements of an uncompressed inner chunk from the first to the last a read
     /// needs, at this range of the shard, and the first one's position in the chunk.
     Elements(ByteRange, usize),
@@ -143,7 +157,7 @@ impl Sharding {
         array: &Array<TStorage>,
         configuration: &ShardingCodecConfigurationV1,
         missing: Option<Vec<u8>>,
-        blosc: Option<usize>,
+        blosc: Option<Blosc>,
     ) -> Option<Self> {
         let zeros = vec![0; array.dimensionality()];
         let shard_shape = array.chunk_shape(&zeros).ok()?;
@@ -324,11 +338,58 @@ impl Sharding {
     /// Keeps the block table of the inner chunk at `inner` from `stored`, the whole chunk as
     /// read, where the reader keeps indexes and the chunk is compressed by Blosc alone.
     pub(super) fn keep_blocks(&self, inner: &[u64], stored: &Bytes) {
-        if let (Some(kept), Some(_)) = (&self.kept, self.blosc)
+        if let (Some(_), Some(_)) = (&self.kept, self.blosc)
             && let Some(table) = BlockTable::of(stored)
+        {
+            self.keep_table(inner, Arc::new(table));
+        }
+    }
+
+    /// Keeps `table`, the block table of the inner chunk at `inner`, where the reader keeps
+    /// indexes.
+    fn keep_table(&self, inner: &[u64], table: Arc<BlockTable>) {
+        if let Some(kept) = &self.kept
             && let Ok(mut kept) = kept.lock()
         {
-            kept.blocks.insert(inner.to_vec(), Arc::new(table));
+            kept.blocks.insert(inner.to_vec(), table);
+        }
+    }
+
+    /// What a read of the inner chunk at `inner` ([`Source::Front`]: its front at `range`, its
+    /// stored size and the decompressed bytes `needed`) has once it fetched the chunk's `front`;
+    /// keeps the chunk's block table where the reader keeps indexes.
+    pub(super) fn after_front(
+        &self,
+        inner: &[u64],
+        (range, stored, needed): (ByteRange, u64, Range<usize>),
+        front: Bytes,
+    ) -> AfterFront {
+        let (ByteRange::FromStart(offset, _), Some(Blosc { element: size, .. }), Ok(stored)) =
+            (range, self.blosc, usize::try_from(stored))
+        else {
+            return AfterFront::Zarrs;
+        };
+        let (after, table) = front::after_front(front, offset, stored, needed, size);
+        if let Some(table) = table {
+            self.keep_table(inner, table);
+        }
+        after
+    }
+
+    /// What a read of the inner chunk at `inner` decodes, and how it is stored, from its
+    /// [`Source::Front`] and what lies past it where needed, fetched by `get`; `None` where zarrs
+    /// must read it.
+    fn through_front(
+        &self,
+        inner: &[u64],
+        front: (ByteRange, u64, Range<usize>),
+        get: impl Fn(ByteRange) -> Option<Bytes>,
+    ) -> Option<(Bytes, Stored)> {
+        let fetched = get(front.0)?;
+        match self.after_front(inner, front, fetched) {
+            AfterFront::Ready(encoded, stored) => Some((encoded, stored)),
+            AfterFront::More(more, rest) => rest.complete(&get(more)?),
+            AfterFront::Zarrs => None,
         }
     }
 
@@ -357,22 +418,34 @@ impl Sharding {
                 source
             };
         }
-        let (Some(size), Some(kept)) = (self.blosc, &self.kept) else {
+        let Some(Blosc {
+            element: size,
+            block,
+        }) = self.blosc
+        else {
             return source;
         };
         let (inner, span) = (&work.indices, work.span(plan.kernel.sizes().1));
         if !usize::try_from(elements).is_ok_and(|elements| worth_a_part(span.len(), elements)) {
             return source;
         }
-        let Some(table) = kept
-            .lock()
-            .ok()
-            .and_then(|kept| kept.blocks.get(inner).cloned())
-        else {
-            return source;
+        let needed = span.start * size..span.end * size;
+        let table = self.kept.as_ref().and_then(|kept| {
+            let kept = kept.lock().ok()?;
+            kept.blocks.get(inner).cloned()
+        });
+        let Some(table) = table else {
+            // Where its blocks lie is not known: the chunk's front, where it is enough.
+            let decoded = elements.saturating_mul(size as u64);
+            return match front::front(len, decoded, needed.end as u64, block) {
+                Some(front) => {
+                    Source::Front(ByteRange::FromStart(offset, Some(front)), len, needed)
+                }
+                None => source,
+            };
         };
         // The table must be of the chunk the index points at (as large).
-        let Some(within) = table.blocks(span.start * size..span.end * size) else {
+        let Some(within) = table.blocks(needed) else {
             return source;
         };
         // Blosc decodes a part from its own element boundaries on: every element of the array's
@@ -539,8 +612,16 @@ pub(super) fn read<TStorage: ?Sized + ReadableStorageTraits + 'static>(
                     }
                     None => Filled::ThroughZarrs,
                 },
+                Source::Front(range, stored, needed) => {
+                    match sharding.through_front(&work.indices, (range, stored, needed), get) {
+                        Some((encoded, stored)) => {
+                            work.decode(plan, shape, &encoded, stored, &options)
+                        }
+                        None => Filled::ThroughZarrs,
+                    }
+                }
                 Source::Blocks(range, table, within) => {
-                    match get(range).and_then(|part| table.sparse(within, &part)) {
+                    match get(range).and_then(|part| table.sparse(within, &[&part])) {
                         Some(sparse) => work.decode(plan, shape, &sparse, Stored::Blocks, &options),
                         None => Filled::ThroughZarrs,
                     }

@@ -48,12 +48,13 @@ impl Source {
     /// The start and the length of the range of its shard a source fetches.
     fn fetched(&self) -> Option<(u64, u64)> {
         match self {
-            Source::Range(range) | Source::Blocks(range, ..) | Source::Elements(range, _) => {
-                match *range {
-                    ByteRange::FromStart(start, Some(len)) => Some((start, len)),
-                    _ => None,
-                }
-            }
+            Source::Range(range)
+            | Source::Front(range, ..)
+            | Source::Blocks(range, ..)
+            | Source::Elements(range, _) => match *range {
+                ByteRange::FromStart(start, Some(len)) => Some((start, len)),
+                _ => None,
+            },
             Source::Fill | Source::Held(_) | Source::Zarrs => None,
         }
     }
