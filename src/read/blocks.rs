@@ -40,14 +40,19 @@ pub(super) fn type_size(header: &[u8]) -> Option<usize> {
     header.get(3).map(|&n| usize::from(n)).filter(|&n| n > 0)
 }
 
+/// The little-endian 32-bit number at `at` of `bytes`, which holds at least `at + 4` bytes.
+fn word(bytes: &[u8], at: usize) -> usize {
+    let word: [u8; 4] = bytes[at..at + 4].try_into().expect("4 bytes");
+    u32::from_le_bytes(word) as usize
+}
+
 /// Whether `front`, the first bytes of a chunk of `size` bytes as stored, begins a Blosc buffer
 /// stored without compression: its decompressed bytes as they are, after the header.
 pub(super) fn uncompressed(front: &[u8], size: usize) -> bool {
     let Some(header) = front.get(..HEADER) else {
         return false;
     };
-    let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().expect("4 bytes"));
-    let (decoded, stored) = (word(4) as usize, word(12) as usize);
+    let (decoded, stored) = (word(header, 4), word(header, 12));
     header[0] == FORMAT
         && header[2] & MEMCPYED != 0
         && stored == size
@@ -67,12 +72,8 @@ impl BlockTable {
     /// header does not match `size`, or `front` is too short.
     pub(super) fn of_front(front: &[u8], size: usize) -> Option<Self> {
         let header = front.get(..HEADER)?;
-        let word = |at: usize| {
-            let bytes: [u8; 4] = header[at..at + 4].try_into().expect("4 bytes");
-            usize::try_from(u32::from_le_bytes(bytes)).ok()
-        };
         let (flags, type_size) = (header[2], type_size(header)?);
-        let (decoded, block_size, stored) = (word(4)?, word(8)?, word(12)?);
+        let (decoded, block_size, stored) = (word(header, 4), word(header, 8), word(header, 12));
         if header[0] != FORMAT || flags & MEMCPYED != 0 || block_size == 0 || stored != size {
             return None;
         }
@@ -81,7 +82,7 @@ impl BlockTable {
         let starts: Vec<usize> = front
             .get(HEADER..head_len)?
             .chunks_exact(4)
-            .map(|start| u32::from_le_bytes(start.try_into().expect("4 bytes")) as usize)
+            .map(|start| word(start, 0))
             .collect();
         if count == 0 || starts.iter().any(|&start| start < head_len || start > size) {
             return None;
