@@ -295,23 +295,37 @@ fn fused_reads_of_sharded_arrays_from_an_asynchronous_store_give_what_zarrs_give
 /// The asynchronous fused read fetches what the synchronous one fetches: a shard's index, then
 /// one range for each run of the window's inner chunks stored end to end in the shard; with the
 /// index kept, those ranges alone.
+/// A store that counts the requests made of an asynchronous memory store.
+type Counter = PerformanceMetricsStorageAdapter<AsyncMemoryStore>;
+
+/// The array of `metadata` in a new memory store, with `values` written over its `shape`, and the
+/// same array through a store that counts the requests made of it.
+async fn written(
+    metadata: ArrayMetadata,
+    shape: [u64; 2],
+    values: Vec<f64>,
+) -> (Array<AsyncMemoryStore>, Arc<Counter>, Array<Counter>) {
+    let memory = Arc::new(AsyncMemoryStore::new());
+    let array = Array::new_with_metadata(memory.clone(), "/", metadata.clone()).unwrap();
+    array
+        .async_store_array_subset(&[0..shape[0], 0..shape[1]], values)
+        .await
+        .unwrap();
+    let counted = Arc::new(PerformanceMetricsStorageAdapter::new(memory));
+    let through = Array::new_with_metadata(counted.clone(), "/", metadata).unwrap();
+    (array, counted, through)
+}
+
 #[test]
 fn asynchronous_fused_reads_fetch_inner_chunks_stored_end_to_end_together() {
     block_on(async {
         // One shard of 4 x 4 inner chunks of 8 x 8, compressed.
         let gzip = json!({"name": "gzip", "configuration": {"level": 1}});
         let metadata = sharded_metadata(&[32, 32], &[32, 32], &[8, 8], &gzip);
-        let memory = Arc::new(AsyncMemoryStore::new());
-        let array = Array::new_with_metadata(memory.clone(), "/", metadata.clone()).unwrap();
         let values: Vec<f64> = (0..32 * 32).map(|i| f64::from(i % 61) * 0.01).collect();
-        array
-            .async_store_array_subset(&[0..32, 0..32], values)
-            .await
-            .unwrap();
-        let counted = Arc::new(PerformanceMetricsStorageAdapter::new(memory.clone()));
-        let through = Array::new_with_metadata(counted.clone(), "/", metadata).unwrap();
+        let (array, counted, through) = written(metadata, [32, 32], values).await;
         let key = through.chunk_key(&[0, 0]);
-        let index = shard_index(&memory.get(&key).await.unwrap().unwrap(), 16);
+        let index = shard_index(&array.storage().get(&key).await.unwrap().unwrap(), 16);
         let plain = FusedReader::new(&through);
         let mut saved = 0;
         // A row of inner chunks, a block of four, a column, most of the shard: none reaches
@@ -356,8 +370,6 @@ fn asynchronous_fused_reads_of_large_blosc_chunks_fetch_the_front_they_need() {
         let blosc = json!({"name": "blosc", "configuration": {"cname": "zstd", "clevel": 5,
             "shuffle": "bitshuffle", "typesize": 2, "blocksize": 0}});
         let metadata = sharded_metadata(&[4096, 512], &[4096, 512], &[2048, 512], &blosc);
-        let memory = Arc::new(AsyncMemoryStore::new());
-        let array = Array::new_with_metadata(memory.clone(), "/", metadata.clone()).unwrap();
         let mut random = Seeded::for_test(0xa5c0_f207_b105);
         let values: Vec<f64> = (0..4096 * 512)
             .map(|i| match i / 512 {
@@ -368,12 +380,7 @@ fn asynchronous_fused_reads_of_large_blosc_chunks_fetch_the_front_they_need() {
                 }
             })
             .collect();
-        array
-            .async_store_array_subset(&[0..4096, 0..512], values)
-            .await
-            .unwrap();
-        let counted = Arc::new(PerformanceMetricsStorageAdapter::new(memory.clone()));
-        let through = Array::new_with_metadata(counted.clone(), "/", metadata).unwrap();
+        let (array, counted, through) = written(metadata, [4096, 512], values).await;
         let reader = FusedReader::new(&through);
         counted.take();
         // The index, then: the front holding the rows' blocks; the front and the blocks past it

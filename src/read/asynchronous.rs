@@ -272,7 +272,7 @@ impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TS
             },
             Source::Front(range, stored, needed) => {
                 let front = get(range).await.map(|front| {
-                    sharding.after_front(&work.indices, (range, stored, needed), front)
+                    sharding.after_front(&work.indices, (range, stored, needed), &front)
                 });
                 let ready = match front {
                     Some(AfterFront::Ready(encoded, stored)) => Some((encoded, stored)),

@@ -87,31 +87,39 @@ pub(super) enum AfterFront {
     Zarrs,
 }
 
-/// A chunk's front, and what the rest of it completes.
+/// What the front holds of the stored bytes a read needs, and what the rest of them completes.
 pub(super) enum Rest {
-    /// The blocks `within` of the chunk of `table`, of which the front holds the first bytes.
+    /// The blocks `within` of the chunk of `table`: those the front holds of them.
     Blocks(Bytes, Arc<BlockTable>, Range<usize>),
-    /// The stored elements at `range` of a Blosc buffer stored without compression, of which
-    /// the front holds the first bytes, and the first of them.
-    Elements(Bytes, Range<usize>, usize),
-    /// The whole chunk of this many bytes (no Blosc buffer with block starts, or one whose
-    /// element does not divide the array's): the front, then the rest.
-    Whole(Bytes, usize),
+    /// Stored bytes of this many, which decode as the [`Stored`] says: those the front holds
+    /// of them (a Blosc buffer's elements stored without compression, or the whole chunk where the
+    /// front has no Blosc table a part could be read by).
+    Bytes(Bytes, usize, Stored),
+}
+
+/// Of the stored bytes `range` of a chunk at `offset` in its shard, those `front` holds, and the
+/// request for the rest; `None` for the rest where the front holds them all.
+fn held(front: &Bytes, offset: u64, range: &Range<usize>) -> (Bytes, Option<ByteRange>) {
+    let held = front.slice(range.start.min(front.len())..range.end.min(front.len()));
+    let from = range.start.max(front.len());
+    let rest =
+        (from < range.end).then(|| ByteRange::new(offset + from as u64..offset + range.end as u64));
+    (held, rest)
 }
 
 /// What a read of the decompressed bytes `needed` of a chunk of `stored` bytes, at `offset` in
 /// its shard, has once it fetched the chunk's `front`, and the chunk's block table where the
 /// front held it; `size` is the bytes of one of the array's elements as stored.
 pub(super) fn after_front(
-    front: Bytes,
+    front: &Bytes,
     offset: u64,
     stored: usize,
     needed: Range<usize>,
     size: usize,
 ) -> (AfterFront, Option<Arc<BlockTable>>) {
-    let Some(end) = offset.checked_add(stored as u64) else {
+    if offset.checked_add(stored as u64).is_none() {
         return (AfterFront::Zarrs, None);
-    };
+    }
     if front.len() >= stored {
         return (
             AfterFront::Ready(front.slice(..stored), Stored::Whole),
@@ -119,40 +127,39 @@ pub(super) fn after_front(
         );
     }
     // A buffer Blosc stored without compression holds the elements as they are.
-    if blocks::uncompressed(&front, stored) {
+    if blocks::uncompressed(front, stored) {
         let range = HEADER + needed.start..HEADER + needed.end;
-        let first = needed.start / size.max(1);
-        let done = if range.end > stored {
-            AfterFront::Zarrs
-        } else if range.end <= front.len() {
-            AfterFront::Ready(front.slice(range), Stored::Elements(first))
-        } else {
-            let from = range.start.max(front.len());
-            let more = ByteRange::new(offset + from as u64..offset + range.end as u64);
-            AfterFront::More(more, Rest::Elements(front, range, first))
+        if range.end > stored {
+            return (AfterFront::Zarrs, None);
+        }
+        let how = Stored::Elements(needed.start / size.max(1));
+        let (held, rest) = held(front, offset, &range);
+        let done = match rest {
+            None => AfterFront::Ready(held, how),
+            Some(more) => AfterFront::More(more, Rest::Bytes(held, range.len(), how)),
         };
         return (done, None);
     }
     // Blosc decodes a part from its own element boundaries on: every element of the array's
     // must start at one, else the part would not decode by itself.
     let table =
-        BlockTable::of_front(&front, stored).filter(|table| size.is_multiple_of(table.type_size()));
+        BlockTable::of_front(front, stored).filter(|table| size.is_multiple_of(table.type_size()));
     let Some((table, within)) = table.and_then(|table| {
         let within = table.blocks(needed)?;
         Some((Arc::new(table), within))
     }) else {
-        let rest = ByteRange::new(offset + front.len() as u64..end);
-        return (AfterFront::More(rest, Rest::Whole(front, stored)), None);
+        let (held, rest) = held(front, offset, &(0..stored));
+        let rest = rest.expect("the front is shorter than the chunk");
+        let whole = Rest::Bytes(held, stored, Stored::Whole);
+        return (AfterFront::More(rest, whole), None);
     };
-    let done = if within.end <= front.len() {
-        match table.sparse(within.clone(), &[&front[within]]) {
+    let (held, rest) = held(front, offset, &within);
+    let done = match rest {
+        None => match table.sparse(within, &[&held]) {
             Some(sparse) => AfterFront::Ready(sparse, Stored::Blocks),
             None => AfterFront::Zarrs,
-        }
-    } else {
-        let from = within.start.max(front.len());
-        let more = ByteRange::new(offset + from as u64..offset + within.end as u64);
-        AfterFront::More(more, Rest::Blocks(front, table.clone(), within))
+        },
+        Some(more) => AfterFront::More(more, Rest::Blocks(held, table.clone(), within)),
     };
     (done, Some(table))
 }
@@ -162,20 +169,13 @@ impl Rest {
     /// [`AfterFront::More`] asked for; `None` where they are not as many.
     pub(super) fn complete(self, more: &[u8]) -> Option<(Bytes, Stored)> {
         match self {
-            Rest::Blocks(front, table, within) => {
-                let held = front.get(within.start..).unwrap_or_default();
-                let sparse = table.sparse(within, &[held, more])?;
+            Rest::Blocks(held, table, within) => {
+                let sparse = table.sparse(within, &[&held, more])?;
                 Some((sparse, Stored::Blocks))
             }
-            Rest::Elements(front, range, first) => {
-                let held = front.get(range.start..).unwrap_or_default();
-                let elements = [held, more].concat();
-                (elements.len() == range.len())
-                    .then(|| (Bytes::from(elements), Stored::Elements(first)))
-            }
-            Rest::Whole(front, stored) => {
-                let whole = [&front[..], more].concat();
-                (whole.len() == stored).then(|| (Bytes::from(whole), Stored::Whole))
+            Rest::Bytes(held, len, how) => {
+                let bytes = [&held[..], more].concat();
+                (bytes.len() == len).then(|| (Bytes::from(bytes), how))
             }
         }
     }
@@ -291,7 +291,7 @@ mod tests {
             (stored.len() / 2, 198_000..202_000),
         ] {
             let held = stored.slice(..front_len);
-            let (after, table) = after_front(held, offset, stored.len(), needed.clone(), 2);
+            let (after, table) = after_front(&held, offset, stored.len(), needed.clone(), 2);
             let table = table.expect("the front holds the block table");
             let within = table.blocks(needed.clone()).unwrap();
             let sparse = match after {
@@ -310,7 +310,7 @@ mod tests {
                     // Bytes short of the range complete nothing.
                     let (start, end) = (from, within.end);
                     let AfterFront::More(_, short) = after_front(
-                        stored.slice(..front_len),
+                        &stored.slice(..front_len),
                         offset,
                         stored.len(),
                         needed.clone(),
@@ -351,7 +351,7 @@ mod tests {
         other[0] = 9;
         let other = Bytes::from(other);
         for (chunk, size) in [(&other, 2), (&stored, 3)] {
-            let (after, table) = after_front(chunk.slice(..half), 10, chunk.len(), 0..6, size);
+            let (after, table) = after_front(&chunk.slice(..half), 10, chunk.len(), 0..6, size);
             assert!(table.is_none());
             let AfterFront::More(range, rest) = after else {
                 panic!("the rest of the chunk");
@@ -366,7 +366,7 @@ mod tests {
             }
         }
         // A front as long as the chunk (a store that answered more): the chunk itself.
-        let (after, _) = after_front(stored.clone(), 0, stored.len(), 0..6, 2);
+        let (after, _) = after_front(&stored, 0, stored.len(), 0..6, 2);
         assert!(matches!(after, AfterFront::Ready(whole, Stored::Whole) if whole == stored));
     }
 }

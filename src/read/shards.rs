@@ -362,7 +362,7 @@ impl Sharding {
         &self,
         inner: &[u64],
         (range, stored, needed): (ByteRange, u64, Range<usize>),
-        front: Bytes,
+        front: &Bytes,
     ) -> AfterFront {
         let (ByteRange::FromStart(offset, _), Some(Blosc { element: size, .. }), Ok(stored)) =
             (range, self.blosc, usize::try_from(stored))
@@ -386,7 +386,7 @@ impl Sharding {
         get: impl Fn(ByteRange) -> Option<Bytes>,
     ) -> Option<(Bytes, Stored)> {
         let fetched = get(front.0)?;
-        match self.after_front(inner, front, fetched) {
+        match self.after_front(inner, front, &fetched) {
             AfterFront::Ready(encoded, stored) => Some((encoded, stored)),
             AfterFront::More(more, rest) => rest.complete(&get(more)?),
             AfterFront::Zarrs => None,
