@@ -26,6 +26,7 @@ use zarrs::storage::{
     ListableStorageTraits, ReadableStorageTraits, StoreKey, WritableStorageTraits,
 };
 use zarrs_scale_offset_cast::FusedReader;
+use zarrs_scale_offset_cast_reference::Seeded;
 
 /// The largest array, in elements.
 const MAX_ELEMENTS: u64 = 1 << 21;
@@ -72,19 +73,6 @@ struct Input {
     corrupt: Option<(u8, u32, u8, bool)>,
     /// Windows (rows and columns from, lengths; see `part`).
     windows: Vec<(u16, u16, u16, u16)>,
-}
-
-/// A 64-bit pseudo-random sequence (splitmix64).
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
 }
 
 /// A part of a `shape` array: `from` in 1/`denominator` of each side, lengths in (`h` /
@@ -201,7 +189,7 @@ fuzz_target!(|input: Input| {
         ),
         None => ArraySubset::new_with_shape(shape.to_vec()),
     };
-    let mut random = Random(input.seed);
+    let mut random = Seeded(input.seed);
     let bits = (2 + u32::from(input.bits % 15)).min(bits_max);
     let (rows, columns) = (written.shape()[0], written.shape()[1]);
     let mut values = Vec::with_capacity((rows * columns) as usize);
@@ -217,10 +205,14 @@ fuzz_target!(|input: Input| {
                 at >= inner[0] * 128 - band
             }
         };
-        let constant = (random.next() % 8) < u64::from(input.constant_rows % 5) || in_band;
-        let row_value = random.next();
+        let constant = random.below(8) < u64::from(input.constant_rows % 5) || in_band;
+        let row_value = random.next().unwrap();
         for _ in 0..columns {
-            let draw = if constant { row_value } else { random.next() };
+            let draw = if constant {
+                row_value
+            } else {
+                random.next().unwrap()
+            };
             let integer = low + (draw & ((1u64 << bits) - 1)) as i64;
             let nan = (draw >> 40) % 256 < u64::from(input.nan % 64);
             values.push(if nan {
