@@ -7,7 +7,8 @@
 //! stored byte changed or a shard cut short. Each window `FusedReader` reads (fresh, and keeping
 //! shard indexes and Blosc block tables from window to window) gives zarrs' bits where zarrs
 //! reads it, and fails where zarrs fails; where a changed byte makes zarrs fail and `FusedReader`
-//! still reads the window, the window reads as written.
+//! still reads the window, the window reads as written. `FusedReader`'s asynchronous reads (fresh
+//! and keeping), of the same keys and bytes in an asynchronous store, are held to the same.
 //!
 //! The inner chunks are large enough for every way `FusedReader` fetches part of one: the blocks a
 //! kept table names, the front of a chunk whose blocks are not yet known (and the rest where they
@@ -18,12 +19,14 @@
 use std::sync::Arc;
 
 use arbitrary::Arbitrary;
+use futures::executor::block_on;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value as Json, json};
 use zarrs::array::{Array, ArrayBytes, ArrayMetadata, ArraySubset};
-use zarrs::storage::store::MemoryStore;
+use zarrs::storage::store::{AsyncMemoryStore, MemoryStore};
 use zarrs::storage::{
-    ListableStorageTraits, ReadableStorageTraits, StoreKey, WritableStorageTraits,
+    AsyncWritableStorageTraits, ListableStorageTraits, ReadableStorageTraits, StoreKey,
+    WritableStorageTraits,
 };
 use zarrs_scale_offset_cast::FusedReader;
 use zarrs_scale_offset_cast_reference::Seeded;
@@ -87,15 +90,32 @@ fn part(shape: [u64; 2], (r, c, h, w): (u64, u64, u64, u64), denominator: u64) -
     ArraySubset::new_with_ranges(&[start[0]..start[0] + len[0], start[1]..start[1] + len[1]])
 }
 
-/// `subset` through `reader` into a buffer of a pattern no read writes, as bytes.
+/// A buffer for `subset` of a pattern no read writes.
+fn buffer<T: bytemuck::Pod>(subset: &ArraySubset) -> Vec<T> {
+    let mut out = vec![T::zeroed(); subset.num_elements() as usize];
+    bytemuck::cast_slice_mut::<T, u8>(&mut out).fill(0xAA);
+    out
+}
+
+/// `subset` through `reader` into a [`buffer`], as bytes.
 fn fused<T: zarrs::array::Element + bytemuck::Pod>(
     reader: &FusedReader<'_, MemoryStore>,
     subset: &ArraySubset,
 ) -> Result<Vec<u8>, String> {
-    let mut out = vec![T::zeroed(); subset.num_elements() as usize];
-    bytemuck::cast_slice_mut::<T, u8>(&mut out).fill(0xAA);
+    let mut out = buffer::<T>(subset);
     reader
         .retrieve_array_subset_into(subset, &mut out)
+        .map_err(|e| e.to_string())?;
+    Ok(bytemuck::cast_slice(&out).to_vec())
+}
+
+/// `subset` through `reader`'s asynchronous read into a [`buffer`], as bytes.
+fn fused_async<T: zarrs::array::Element + bytemuck::Pod>(
+    reader: &FusedReader<'_, AsyncMemoryStore>,
+    subset: &ArraySubset,
+) -> Result<Vec<u8>, String> {
+    let mut out = buffer::<T>(subset);
+    block_on(reader.async_retrieve_array_subset_into(subset, &mut out))
         .map_err(|e| e.to_string())?;
     Ok(bytemuck::cast_slice(&out).to_vec())
 }
@@ -176,7 +196,7 @@ fuzz_target!(|input: Input| {
     }
     let metadata: ArrayMetadata = serde_json::from_value(metadata).expect("valid metadata");
     let store = Arc::new(MemoryStore::new());
-    let Ok(array) = Array::new_with_metadata(store.clone(), "/", metadata) else {
+    let Ok(array) = Array::new_with_metadata(store.clone(), "/", metadata.clone()) else {
         return;
     };
 
@@ -299,26 +319,43 @@ fuzz_target!(|input: Input| {
     };
     let fresh = FusedReader::new(&array);
     let keeping = FusedReader::new(&array).with_shard_index_cache();
+    // The same keys and bytes in an asynchronous store.
+    let async_store = Arc::new(AsyncMemoryStore::new());
+    for key in store.list().unwrap() {
+        let value = store.get(&key).unwrap().unwrap();
+        block_on(async_store.set(&key, value)).unwrap();
+    }
+    let async_array = Array::new_with_metadata(async_store, "/", metadata).unwrap();
+    let async_fresh = FusedReader::new(&async_array);
+    let async_keeping = FusedReader::new(&async_array).with_shard_index_cache();
+    let read = |reader: usize, subset: &ArraySubset| match (reader, input.float32) {
+        (0, true) => fused::<f32>(&fresh, subset),
+        (0, false) => fused::<f64>(&fresh, subset),
+        (1, true) => fused::<f32>(&keeping, subset),
+        (1, false) => fused::<f64>(&keeping, subset),
+        (2, true) => fused_async::<f32>(&async_fresh, subset),
+        (2, false) => fused_async::<f64>(&async_fresh, subset),
+        (_, true) => fused_async::<f32>(&async_keeping, subset),
+        (_, false) => fused_async::<f64>(&async_keeping, subset),
+    };
+    let names = [
+        "FusedReader",
+        "FusedReader keeping indexes",
+        "FusedReader async",
+        "FusedReader async keeping indexes",
+    ];
     let cases = || windows.iter().zip(&intact).zip(&zarrs);
-    // Each window twice to the keeping reader: the second from what it kept of the first.
+    // Each window twice to the keeping readers: the second from what they kept of the first.
     for ((subset, intact), zarrs) in cases().chain(cases()) {
-        for (reader, name) in [
-            (&fresh, "FusedReader"),
-            (&keeping, "FusedReader keeping indexes"),
-        ] {
-            let got = if input.float32 {
-                fused::<f32>(reader, subset)
-            } else {
-                fused::<f64>(reader, subset)
-            };
-            match (zarrs, &got) {
+        for (reader, name) in names.iter().enumerate() {
+            match (zarrs, &read(reader, subset)) {
                 (Ok(zarrs), Ok(got)) => {
                     assert!(zarrs == got, "{name} {subset:?}: other bits than zarrs")
                 }
                 (Err(_), Err(_)) => {}
-                // Where a changed byte lies in blocks of a Blosc chunk the window does not need,
-                // zarrs (decompressing more of the chunk) may fail where the window still reads
-                // as written.
+                // Where a changed byte lies in blocks of a Blosc chunk the window does not need
+                // (or a shard is cut after them), zarrs (decompressing more of the chunk) may
+                // fail where the window still reads as written.
                 (Err(_), Ok(got)) if corrupt => assert!(
                     got == intact,
                     "{name} {subset:?}: zarrs fails, {name} reads other bits than were written"
