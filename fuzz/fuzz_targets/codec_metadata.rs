@@ -16,6 +16,7 @@ use zarrs::array::{ArrayBytes, CodecOptions, DataType, FillValue};
 use zarrs::metadata::v3::MetadataV3;
 use zarrs_scale_offset_cast as _;
 
+#[rustfmt::skip]
 const TYPES: [&str; 30] = [
     "int2", "int4", "int8", "int16", "int32", "int64", "uint2", "uint4", "uint8", "uint16",
     "uint32", "uint64", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4",
@@ -32,7 +33,10 @@ fn take(bytes: &mut &[u8]) -> u8 {
 }
 
 fuzz_target!(|input: &[u8]| {
-    let split = input.iter().position(|&b| b == b'\n').unwrap_or(input.len());
+    let split = input
+        .iter()
+        .position(|&b| b == b'\n')
+        .unwrap_or(input.len());
     let (json, mut rest) = (&input[..split], input.get(split + 1..).unwrap_or(&[]));
     let Ok(metadata) = serde_json::from_slice::<MetadataV3>(json) else {
         return;
@@ -64,6 +68,9 @@ fuzz_target!(|input: &[u8]| {
     let _ = codec.decode(bytes.clone(), &shape, &data_type, &fill, &options);
     if let Ok(encoded) = codec.encode(bytes, &shape, &data_type, &fill, &options) {
         let decoded = codec.decode(encoded, &shape, &data_type, &fill, &options);
-        assert!(decoded.is_ok(), "{metadata:?} {name}: an encoded chunk does not decode: {decoded:?}");
+        assert!(
+            decoded.is_ok(),
+            "{metadata:?} {name}: an encoded chunk does not decode: {decoded:?}"
+        );
     }
 });

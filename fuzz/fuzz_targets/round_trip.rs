@@ -48,16 +48,31 @@ const TYPES: [Type; 26] = [
 
 /// Casts that hold every value of their input (and the identity).
 const WIDENING: [(&str, &[&str]); 10] = [
-    ("int8", &["int16", "int32", "int64", "float16", "float32", "float64"]),
-    ("uint8", &["uint16", "uint32", "uint64", "int16", "int32", "int64", "float16", "float32", "float64"]),
+    (
+        "int8",
+        &["int16", "int32", "int64", "float16", "float32", "float64"],
+    ),
+    (
+        "uint8",
+        &[
+            "uint16", "uint32", "uint64", "int16", "int32", "int64", "float16", "float32",
+            "float64",
+        ],
+    ),
     ("int16", &["int32", "int64", "float32", "float64"]),
-    ("uint16", &["uint32", "uint64", "int32", "int64", "float32", "float64"]),
+    (
+        "uint16",
+        &["uint32", "uint64", "int32", "int64", "float32", "float64"],
+    ),
     ("int32", &["int64", "float64"]),
     ("uint32", &["uint64", "int64", "float64"]),
     ("float16", &["float32", "float64"]),
     ("bfloat16", &["float32", "float64"]),
     ("float32", &["float64"]),
-    ("float8_e4m3", &["float16", "bfloat16", "float32", "float64"]),
+    (
+        "float8_e4m3",
+        &["float16", "bfloat16", "float32", "float64"],
+    ),
 ];
 
 /// One codec of the chain.
@@ -111,11 +126,19 @@ fn codec_json(codec: &Codec, from: Type) -> (Json, Type) {
         if let Some(scale) = codec.scale {
             configuration.insert("scale".into(), scalar(from, scale));
         }
-        return (json!({"name": "scale_offset", "configuration": configuration}), from);
+        return (
+            json!({"name": "scale_offset", "configuration": configuration}),
+            from,
+        );
     }
     let to = TYPES[usize::from(codec.to) % TYPES.len()];
-    let rounding = ["nearest-even", "nearest-away", "towards-zero", "towards-positive", "towards-negative"]
-        [usize::from(codec.rounding) % 5];
+    let rounding = [
+        "nearest-even",
+        "nearest-away",
+        "towards-zero",
+        "towards-positive",
+        "towards-negative",
+    ][usize::from(codec.rounding) % 5];
     let mut configuration = json!({"data_type": to.0, "rounding": rounding});
     match codec.out_of_range % 3 {
         1 => configuration["out_of_range"] = json!("clamp"),
@@ -123,19 +146,28 @@ fn codec_json(codec: &Codec, from: Type) -> (Json, Type) {
         _ => {}
     }
     let entries = |map: &[(u64, u64)], key: Type, value: Type| {
-        map.iter().take(3).map(|&(k, v)| json!([scalar(key, k), scalar(value, v)])).collect::<Vec<_>>()
+        map.iter()
+            .take(3)
+            .map(|&(k, v)| json!([scalar(key, k), scalar(value, v)]))
+            .collect::<Vec<_>>()
     };
     configuration["scalar_map"] = json!({
         "encode": entries(&codec.encode_map, from, to),
         "decode": entries(&codec.decode_map, to, from),
     });
-    (json!({"name": "cast_value", "configuration": configuration}), to)
+    (
+        json!({"name": "cast_value", "configuration": configuration}),
+        to,
+    )
 }
 
 /// A region of a `shape` array from the fuzzer's bytes.
 fn region(shape: [u64; 2], (r, c, h, w): (u8, u8, u8, u8)) -> ArraySubset {
     let (r, c) = (u64::from(r) % shape[0], u64::from(c) % shape[1]);
-    let (h, w) = (1 + u64::from(h) % (shape[0] - r), 1 + u64::from(w) % (shape[1] - c));
+    let (h, w) = (
+        1 + u64::from(h) % (shape[0] - r),
+        1 + u64::from(w) % (shape[1] - c),
+    );
     ArraySubset::new_with_ranges(&[r..r + h, c..c + w])
 }
 
@@ -154,13 +186,22 @@ fn elements_of(whole: &[u8], size: usize, shape: [u64; 2], subset: &ArraySubset)
 fn encoding(t: Type, bits: u64) -> u64 {
     let (_, size, value_bits, integer, signed) = t;
     let width = 8 * size as u32;
-    let low = if value_bits >= 64 { bits } else { bits & ((1u64 << value_bits) - 1) };
-    let extended = if integer && signed && value_bits < width && (low >> (value_bits - 1)) & 1 == 1 {
+    let low = if value_bits >= 64 {
+        bits
+    } else {
+        bits & ((1u64 << value_bits) - 1)
+    };
+    let extended = if integer && signed && value_bits < width && (low >> (value_bits - 1)) & 1 == 1
+    {
         low | (((1u64 << (width - value_bits)) - 1) << value_bits)
     } else {
         low
     };
-    if width >= 64 { extended } else { extended & ((1u64 << width) - 1) }
+    if width >= 64 {
+        extended
+    } else {
+        extended & ((1u64 << width) - 1)
+    }
 }
 
 /// A scalar's JSON: integers as numbers, floats as hex.
@@ -181,23 +222,40 @@ fn scalar(t: Type, bits: u64) -> Json {
 
 /// `subset` read through `FusedReader` into a buffer of a pattern no read writes, as bytes; `None`
 /// for the data types without an element type of their own.
-fn fused_read(array: &Array<MemoryStore>, name: &str, subset: &ArraySubset) -> Option<Result<Vec<u8>, String>> {
-    fn read<T: zarrs::array::Element + bytemuck::Pod>(array: &Array<MemoryStore>, subset: &ArraySubset) -> Result<Vec<u8>, String> {
+fn fused_read(
+    array: &Array<MemoryStore>,
+    name: &str,
+    subset: &ArraySubset,
+) -> Option<Result<Vec<u8>, String>> {
+    fn read<T: zarrs::array::Element + bytemuck::Pod>(
+        array: &Array<MemoryStore>,
+        subset: &ArraySubset,
+    ) -> Result<Vec<u8>, String> {
         let unwritten = || {
             let mut out = vec![T::zeroed(); subset.num_elements() as usize];
             bytemuck::cast_slice_mut::<T, u8>(&mut out).fill(0xAA);
             out
         };
         let mut out = unwritten();
-        let result = FusedReader::new(array).retrieve_array_subset_into(subset, &mut out).map_err(|e| e.to_string());
+        let result = FusedReader::new(array)
+            .retrieve_array_subset_into(subset, &mut out)
+            .map_err(|e| e.to_string());
         // A reader keeping the shards' indexes reads the same, the second time from them.
         let keeping = FusedReader::new(array).with_shard_index_cache();
         for _ in 0..2 {
             let mut again = unwritten();
             let kept = keeping.retrieve_array_subset_into(subset, &mut again);
-            assert_eq!(kept.is_ok(), result.is_ok(), "kept indexes {subset:?}: {kept:?}");
+            assert_eq!(
+                kept.is_ok(),
+                result.is_ok(),
+                "kept indexes {subset:?}: {kept:?}"
+            );
             if kept.is_ok() {
-                assert_eq!(bytemuck::cast_slice::<T, u8>(&again), bytemuck::cast_slice::<T, u8>(&out), "kept indexes {subset:?}");
+                assert_eq!(
+                    bytemuck::cast_slice::<T, u8>(&again),
+                    bytemuck::cast_slice::<T, u8>(&out),
+                    "kept indexes {subset:?}"
+                );
             }
         }
         result?;
@@ -253,16 +311,40 @@ fuzz_target!(|input: Input| {
             !c.scale_offset
                 && c.encode_map.is_empty()
                 && c.decode_map.is_empty()
-                && (from.0 == to.0 || WIDENING.iter().any(|(f, tos)| *f == from.0 && tos.contains(&to.0)))
+                && (from.0 == to.0
+                    || WIDENING
+                        .iter()
+                        .any(|(f, tos)| *f == from.0 && tos.contains(&to.0)))
         });
     if input.transpose {
-        codecs.insert(0, json!({"name": "transpose", "configuration": {"order": [1, 0]}}));
+        codecs.insert(
+            0,
+            json!({"name": "transpose", "configuration": {"order": [1, 0]}}),
+        );
     }
-    let endian = if (input.shard / 3) % 2 == 1 { "big" } else { "little" };
-    let bytes_codec = if stored.1 == 1 { json!({"name": "bytes"}) } else { json!({"name": "bytes", "configuration": {"endian": endian}}) };
-    let shape = [u64::from(input.shape.0 % 6) + 1, u64::from(input.shape.1 % 6) + 1];
-    let chunk = [u64::from(input.chunk.0 % 4) + 1, u64::from(input.chunk.1 % 4) + 1];
-    let inner_chunk = if input.inner_rows { [1, chunk[1]] } else { [1, 1] };
+    let endian = if (input.shard / 3) % 2 == 1 {
+        "big"
+    } else {
+        "little"
+    };
+    let bytes_codec = if stored.1 == 1 {
+        json!({"name": "bytes"})
+    } else {
+        json!({"name": "bytes", "configuration": {"endian": endian}})
+    };
+    let shape = [
+        u64::from(input.shape.0 % 6) + 1,
+        u64::from(input.shape.1 % 6) + 1,
+    ];
+    let chunk = [
+        u64::from(input.chunk.0 % 4) + 1,
+        u64::from(input.chunk.1 % 4) + 1,
+    ];
+    let inner_chunk = if input.inner_rows {
+        [1, chunk[1]]
+    } else {
+        [1, 1]
+    };
     let mut index_codecs = vec![json!({"name": "bytes", "configuration": {"endian": "little"}})];
     if input.index_crc32c {
         index_codecs.push(json!({"name": "crc32c"}));
@@ -292,7 +374,10 @@ fuzz_target!(|input: Input| {
     });
     if std::env::var_os("ROUND_TRIP_PRINT").is_some() {
         // The array of a failing input, to reproduce it outside the fuzzer.
-        eprintln!("{metadata:#}\nwritten {:?} of {shape:?}: {:?}", input.written, input.data);
+        eprintln!(
+            "{metadata:#}\nwritten {:?} of {shape:?}: {:?}",
+            input.written, input.data
+        );
     }
     let Ok(metadata) = serde_json::from_value::<ArrayMetadata>(metadata) else {
         return;
@@ -305,7 +390,8 @@ fuzz_target!(|input: Input| {
     let array = if input.validate {
         array
     } else {
-        Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", array.metadata().clone()).unwrap()
+        Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", array.metadata().clone())
+            .unwrap()
     };
     let written = region(shape, input.written);
     let count = written.num_elements() as usize;
@@ -313,13 +399,19 @@ fuzz_target!(|input: Input| {
     let elements: Vec<u64> = (0..count)
         .map(|i| input.data.get(i).map_or(fill, |&bits| encoding(from, bits)))
         .collect();
-    let bytes: Vec<u8> = elements.iter().flat_map(|b| b.to_le_bytes()[..from.1].to_vec()).collect();
+    let bytes: Vec<u8> = elements
+        .iter()
+        .flat_map(|b| b.to_le_bytes()[..from.1].to_vec())
+        .collect();
     let whole = ArraySubset::new_with_shape(shape.to_vec());
     let options = CodecOptions::default().with_store_empty_chunks(true);
     let stored = array.store_array_subset_opt(&written, ArrayBytes::new_flen(bytes), &options);
     let read = array.retrieve_array_subset::<ArrayBytes<'static>>(&whole);
     if accepted && stored.is_ok() {
-        assert!(read.is_ok(), "an accepted chain wrote what it cannot read back: {read:?}");
+        assert!(
+            read.is_ok(),
+            "an accepted chain wrote what it cannot read back: {read:?}"
+        );
     }
     let part = region(shape, input.read);
     // The fused read path gives zarrs' bits, or fails where zarrs fails.
@@ -328,10 +420,18 @@ fuzz_target!(|input: Input| {
         if let Some(fused) = fused_read(&array, from.0, subset) {
             match (zarrs, fused) {
                 (Ok(zarrs), Ok(fused)) => {
-                    assert_eq!(zarrs.into_fixed().unwrap().as_ref(), fused.as_slice(), "FusedReader {subset:?}");
+                    assert_eq!(
+                        zarrs.into_fixed().unwrap().as_ref(),
+                        fused.as_slice(),
+                        "FusedReader {subset:?}"
+                    );
                 }
                 (Err(_), Err(_)) => {}
-                (zarrs, fused) => panic!("{subset:?}: zarrs {:?}, FusedReader {:?}", zarrs.map(|_| ()), fused.map(|_| ())),
+                (zarrs, fused) => panic!(
+                    "{subset:?}: zarrs {:?}, FusedReader {:?}",
+                    zarrs.map(|_| ()),
+                    fused.map(|_| ())
+                ),
             }
         }
     }
@@ -341,14 +441,19 @@ fuzz_target!(|input: Input| {
     let read = read.into_fixed().unwrap();
     // Every read path gives the same bits for the same element.
     if let Ok(bytes) = array.retrieve_array_subset::<ArrayBytes<'static>>(&part) {
-        assert_eq!(bytes.into_fixed().unwrap().as_ref(), elements_of(&read, from.1, shape, &part), "{part:?}");
+        assert_eq!(
+            bytes.into_fixed().unwrap().as_ref(),
+            elements_of(&read, from.1, shape, &part),
+            "{part:?}"
+        );
     }
     if !(accepted && stored.is_ok()) {
         return;
     }
     let in_written = |row: u64, column: u64| {
         let (start, sub) = (written.start(), written.shape());
-        (start[0]..start[0] + sub[0]).contains(&row) && (start[1]..start[1] + sub[1]).contains(&column)
+        (start[0]..start[0] + sub[0]).contains(&row)
+            && (start[1]..start[1] + sub[1]).contains(&column)
     };
     let mut next = elements.iter();
     for (i, element) in read.chunks_exact(from.1).enumerate() {
@@ -358,15 +463,24 @@ fuzz_target!(|input: Input| {
         let (row, column) = (i as u64 / shape[1], i as u64 % shape[1]);
         if !in_written(row, column) {
             // Never written, or filled in by zarrs: the fill value, which the chain returns.
-            assert!(same(from, got, fill), "element {i} outside the write reads as {got:#x}");
+            assert!(
+                same(from, got, fill),
+                "element {i} outside the write reads as {got:#x}"
+            );
             continue;
         }
         let written = *next.next().unwrap();
         if same(from, written, fill) {
-            assert!(same(from, got, fill), "element {i} equal to the fill value reads as {got:#x}");
+            assert!(
+                same(from, got, fill),
+                "element {i} equal to the fill value reads as {got:#x}"
+            );
         }
         if lossless {
-            assert!(same(from, got, written), "lossless: element {i} {written:#x} reads as {got:#x}");
+            assert!(
+                same(from, got, written),
+                "lossless: element {i} {written:#x} reads as {got:#x}"
+            );
         }
     }
 });
