@@ -8,7 +8,9 @@
 //! shard indexes and Blosc block tables from window to window) gives zarrs' bits where zarrs
 //! reads it, and fails where zarrs fails; where a changed byte makes zarrs fail and `FusedReader`
 //! still reads the window, the window reads as written. `FusedReader`'s asynchronous reads (fresh
-//! and keeping), of the same keys and bytes in an asynchronous store, are held to the same.
+//! and keeping), of the same keys and bytes in an asynchronous store, are held to the same against
+//! zarrs' asynchronous read; where that fails and zarrs' synchronous read does not, they may read
+//! the synchronous read's bits.
 //!
 //! The inner chunks are large enough for every way `FusedReader` fetches part of one: the blocks a
 //! kept table names, the front of a chunk whose blocks are not yet known (and the rest where they
@@ -343,6 +345,10 @@ fuzz_target!(|input: Input| {
             } else {
                 stored[at] ^= xor.max(1);
             }
+            if std::env::var_os("SHARD_WINDOWS_PRINT").is_some() {
+                let change = if cut { "cut at" } else { "changed at" };
+                eprintln!("{key} {change} byte {at}");
+            }
             store.set(key, stored.into()).unwrap();
             corrupt = true;
         }
@@ -363,6 +369,13 @@ fuzz_target!(|input: Input| {
         block_on(async_store.set(&key, value)).unwrap();
     }
     let async_array = Array::new_with_metadata(async_store, "/", metadata).unwrap();
+    let zarrs_async: Vec<_> = windows
+        .iter()
+        .map(|subset| {
+            block_on(async_array.async_retrieve_array_subset::<ArrayBytes<'static>>(subset))
+                .map(|bytes| bytes.into_fixed().unwrap().to_vec())
+        })
+        .collect();
     let async_fresh = FusedReader::new(&async_array);
     let async_keeping = FusedReader::new(&async_array).with_shard_index_cache();
     let read = |reader: usize, subset: &ArraySubset| match (reader, input.float32) {
@@ -375,24 +388,35 @@ fuzz_target!(|input: Input| {
         (_, true) => fused_async::<f32>(&async_keeping, subset),
         (_, false) => fused_async::<f64>(&async_keeping, subset),
     };
-    // The readers in the order of `read`, and whether each keeps what it read.
+    // The readers in the order of `read`, whether each keeps what it read, and whether it reads
+    // through zarrs' asynchronous API.
     let readers = [
-        ("FusedReader", false),
-        ("FusedReader keeping indexes", true),
-        ("FusedReader async", false),
-        ("FusedReader async keeping indexes", true),
+        ("FusedReader", false, false),
+        ("FusedReader keeping indexes", true, false),
+        ("FusedReader async", false, true),
+        ("FusedReader async keeping indexes", true, true),
     ];
-    let cases = || windows.iter().zip(&intact).zip(&zarrs);
+    let cases = || {
+        windows
+            .iter()
+            .zip(&intact)
+            .zip(zarrs.iter().zip(&zarrs_async))
+    };
     // Each window to every reader, then again to the keeping readers: from what they kept of the
     // first (a fresh reader would only repeat its read).
     let passes = cases()
         .map(|case| (case, false))
         .chain(cases().map(|case| (case, true)));
-    for (((subset, intact), zarrs), again) in passes {
-        for (reader, &(name, keeps)) in readers.iter().enumerate() {
+    for (((subset, intact), (zarrs, zarrs_async)), again) in passes {
+        for (reader, &(name, keeps, asynchronous)) in readers.iter().enumerate() {
             if again && !keeps {
                 continue;
             }
+            let (zarrs, zarrs_sync) = if asynchronous {
+                (zarrs_async, zarrs.as_ref().ok())
+            } else {
+                (zarrs, None)
+            };
             match (zarrs, &read(reader, subset)) {
                 (Ok(zarrs), Ok(got)) => {
                     assert!(zarrs == got, "{name} {subset:?}: other bits than zarrs")
@@ -404,6 +428,15 @@ fuzz_target!(|input: Input| {
                 (Err(_), Ok(got)) if corrupt => assert!(
                     got == intact,
                     "{name} {subset:?}: zarrs fails, {name} reads other bits than were written"
+                ),
+                // zarrs 0.23.14's asynchronous read fails on some chunks its synchronous read
+                // reads (where Blosc's type size does not divide the chunk's bytes, its Blosc
+                // partial decoder gives whole items only, short of the chunk's last bytes): an
+                // asynchronous read that reads the window must then give those bits.
+                (Err(_), Ok(got)) if zarrs_sync.is_some() => assert!(
+                    zarrs_sync == Some(got),
+                    "{name} {subset:?}: zarrs' asynchronous read fails, {name} reads other bits \
+                     than its synchronous read"
                 ),
                 (zarrs, got) => panic!(
                     "{name} {subset:?}: zarrs {:?}, {name} {:?}",

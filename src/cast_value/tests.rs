@@ -10,6 +10,7 @@ use crate::element::scalar_map::{MapEntry, read_entries};
 use crate::kernel::lut::SpareBits;
 use crate::kernel::simd::Isa;
 use crate::kernel::testing::{ROUNDINGS, apply_each, model_fault};
+use crate::numeric::pow2;
 use crate::numeric::{NumericType, OutOfRangeMode, RoundingMode};
 use zarrs_scale_offset_cast_reference::cast::CastModel;
 use zarrs_scale_offset_cast_reference::{RefFault, RefValue, Seeded, decode, element_bytes};
@@ -182,14 +183,14 @@ fn wide_inputs(from: NumericType, seed: u64, random: usize) -> Vec<u64> {
         }
     } else {
         for k in -160..140 {
-            let p = 2f64.powi(k);
+            let p = pow2(k);
             for v in [
                 p,
                 p * 1.5,
                 p * 1.25,
                 p * 1.75,
-                p * (1.0 + 2f64.powi(-24)),
-                p * (1.0 - 2f64.powi(-25)),
+                p * (1.0 + pow2(-24)),
+                p * (1.0 - pow2(-25)),
             ] {
                 inputs.extend([f(v), f(-v)]);
             }

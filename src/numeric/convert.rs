@@ -216,7 +216,7 @@ fn encode_float(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::numeric::NumericType;
+    use crate::numeric::{NumericType, pow2};
 
     fn cast(
         x: f64,
@@ -272,7 +272,7 @@ mod tests {
         );
         assert_eq!(
             cast(0.0, NumericType::Float8E8M0FNU, tz, clamp),
-            Ok(Value::from_f64(2f64.powi(-127)))
+            Ok(Value::from_f64(pow2(-127)))
         );
         assert_eq!(
             cast(-4.0, NumericType::Float8E8M0FNU, tz, None),

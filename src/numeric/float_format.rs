@@ -245,6 +245,7 @@ impl FloatFormat {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numeric::pow2;
 
     #[test]
     #[expect(clippy::float_cmp, reason = "exact values")]
@@ -252,7 +253,7 @@ mod tests {
         let value = |f: FloatFormat| {
             let (s, e) = f.max_finite();
             #[expect(clippy::cast_precision_loss, reason = "small significands")]
-            let v = s as f64 * 2f64.powi(e);
+            let v = s as f64 * pow2(e);
             v
         };
         assert_eq!(value(FloatFormat::FLOAT16), 65504.0);
@@ -264,7 +265,7 @@ mod tests {
         assert_eq!(value(FloatFormat::FLOAT8_E4M3B11FNUZ), 30.0);
         assert_eq!(value(FloatFormat::FLOAT8_E4M3FNUZ), 240.0);
         assert_eq!(value(FloatFormat::FLOAT8_E5M2FNUZ), 57344.0);
-        assert_eq!(value(FloatFormat::FLOAT8_E8M0FNU), 2f64.powi(127));
+        assert_eq!(value(FloatFormat::FLOAT8_E8M0FNU), pow2(127));
         assert_eq!(value(FloatFormat::FLOAT6_E2M3FN), 7.5);
         assert_eq!(value(FloatFormat::FLOAT6_E3M2FN), 28.0);
         assert_eq!(value(FloatFormat::FLOAT4_E2M1FN), 6.0);

@@ -23,6 +23,14 @@ pub(crate) use value::Value;
 use zarrs::array::DataType;
 use zarrs::array::data_type as dt;
 
+/// `2^exponent`, exactly, for the exponents of normal float64 values (`f64::powi` promises no
+/// precision, and Miri gives it none).
+pub(crate) const fn pow2(exponent: i32) -> f64 {
+    assert!(-1022 <= exponent && exponent <= 1023, "a normal float64");
+    #[expect(clippy::cast_sign_loss, reason = "the biased exponent, 1 to 2046")]
+    f64::from_bits(((exponent + 1023) as u64) << 52)
+}
+
 /// Signed or unsigned two's complement integers of `bits` bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct IntFormat {
@@ -278,6 +286,17 @@ pub(crate) const ROUNDINGS: [RoundingMode; 5] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[expect(clippy::float_cmp, reason = "exact values")]
+    fn powers_of_two_are_exact_from_the_least_to_the_largest_normal_exponent() {
+        assert_eq!(pow2(0), 1.0);
+        assert_eq!(pow2(-1022), f64::MIN_POSITIVE);
+        assert_eq!(pow2(1023), f64::MAX / (2.0 - f64::EPSILON));
+        for exponent in -1022..1023 {
+            assert_eq!(pow2(exponent + 1), 2.0 * pow2(exponent), "2^{exponent}");
+        }
+    }
 
     #[test]
     fn every_type_round_trips_through_its_zarrs_data_type() {

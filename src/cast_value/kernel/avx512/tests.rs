@@ -5,6 +5,7 @@ use crate::cast_value::kernel::float_to_int::FloatToInt;
 use crate::kernel::Slots;
 use crate::kernel::simd::Isa;
 use crate::kernel::testing::ROUNDINGS;
+use crate::numeric::pow2;
 use crate::numeric::{
     Bits, FloatInput, HwFloat, IntFormat, Kind, NumericType, OutOfRangeMode, RoundingMode, Value,
     encode,
@@ -26,7 +27,7 @@ fn edges() -> Vec<f64> {
     // The bounds of the conversions' integers (whose low doublewords the clamps without a lower
     // `max` narrow), and their neighbours.
     for exponent in [31, 32, 63, 64] {
-        let edge = 2f64.powi(exponent);
+        let edge = pow2(exponent);
         for x in [edge, -edge] {
             inputs.extend([x, x.next_up(), x.next_down()]);
         }

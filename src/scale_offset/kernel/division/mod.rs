@@ -34,7 +34,7 @@
 use num_traits::Zero;
 
 use crate::kernel::simd::Isa;
-use crate::numeric::{FloatFormat, HwFloat};
+use crate::numeric::{FloatFormat, HwFloat, pow2};
 
 /// `x / scale`, exactly where its flag bits have a clear sign bit, for `x` up to the decode's
 /// safe magnitude ([`safe_magnitude`](super::float::safe_magnitude); the kernels send larger
@@ -167,14 +167,14 @@ impl Bounds {
         };
         Self {
             range,
-            least: 2f64.powi(least_exponent + precision + range + 3),
-            absorbing: 2f64.powi(least_exponent + 2 * precision + 2 * range + 8),
+            least: pow2(least_exponent + precision + range + 3),
+            absorbing: pow2(least_exponent + 2 * precision + 2 * range + 8),
         }
     }
 
     /// Whether the correction takes `scale`.
     fn takes(self, scale: f64) -> bool {
-        (2f64.powi(-self.range)..=2f64.powi(self.range)).contains(&scale.abs())
+        (pow2(-self.range)..=pow2(self.range)).contains(&scale.abs())
     }
 }
 

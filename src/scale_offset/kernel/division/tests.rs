@@ -196,7 +196,7 @@ fn compensated_edges<F: HwFloat>() -> (f64, [f64; 2]) {
     let Bounds {
         range, absorbing, ..
     } = Bounds::of::<F>();
-    (absorbing, [2f64.powi(-range), 2f64.powi(range)])
+    (absorbing, [pow2(-range), pow2(range)])
 }
 
 #[test]

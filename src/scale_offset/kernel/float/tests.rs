@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::element::scale_offset::element;
-use crate::numeric::Value;
 use crate::numeric::fault::FaultKind;
+use crate::numeric::{Value, pow2};
 use crate::scale_offset::kernel::division::Bounds;
 
 fn bits(values: &[f64]) -> Vec<u64> {
@@ -215,9 +215,9 @@ fn the_decode_skips_its_overflow_check_exactly_where_no_finite_element_can_overf
         seen
     }
     // Half the gap between the largest finite value and the next power of two.
-    let [unchecked, checked] = check::<f32>(NumericType::Float32, 2f64.powi(103));
+    let [unchecked, checked] = check::<f32>(NumericType::Float32, pow2(103));
     assert!(unchecked >= 20 && checked >= 20, "{unchecked} {checked}");
-    let [unchecked, checked] = check::<f64>(NumericType::Float64, 2f64.powi(970));
+    let [unchecked, checked] = check::<f64>(NumericType::Float64, pow2(970));
     assert!(unchecked >= 4 && checked >= 4, "{unchecked} {checked}");
 }
 
@@ -237,7 +237,7 @@ fn exhaustive_every_float32_decode_by_the_correction_is_exact() {
     )]
     let (absorbing, largest, least) = (
         bounds.absorbing as f32,
-        2f32.powi(bounds.range),
+        pow2(bounds.range) as f32,
         bounds.least as f32,
     );
     let cases = [

@@ -7,11 +7,8 @@ use super::*;
 fn the_bounds_of_the_correction_are_those_documented() {
     let (float32, float64) = (Bounds::of::<f32>(), Bounds::of::<f64>());
     assert_eq!((float32.range, float64.range), (20, 50));
-    assert_eq!(
-        (float32.least, float64.least),
-        (2f64.powi(-79), 2f64.powi(-916))
-    );
-    let absorbing = (2f64.powi(-30), 2f64.powi(-808));
+    assert_eq!((float32.least, float64.least), (pow2(-79), pow2(-916)));
+    let absorbing = (pow2(-30), pow2(-808));
     assert_eq!((float32.absorbing, float64.absorbing), absorbing);
 }
 
@@ -25,9 +22,9 @@ fn near_the_bottom<F: HwFloat>() -> Vec<F> {
     let mut inputs = Vec::new();
     for (i, r) in Seeded(37).take(20_000).enumerate() {
         #[expect(clippy::cast_precision_loss, reason = "a random significand")]
-        let significand = 1.0 + (r >> 11) as f64 / 2f64.powi(53);
+        let significand = 1.0 + (r >> 11) as f64 / pow2(53);
         let exponent = bottom - 40 + i32::try_from(r % 60).expect("small");
-        let x = F::from_f64(significand * 2f64.powi(exponent));
+        let x = F::from_f64(significand * pow2(exponent));
         inputs.push(if i % 2 == 0 { x } else { -x });
     }
     inputs.extend([F::min_positive_value(), -F::min_positive_value(), F::zero()]);
@@ -70,7 +67,7 @@ fn the_two_part_correction_is_exact_down_to_its_least_offset() {
 fn near_midpoints<F: HwFloat>(count: usize, seed: u64) -> Vec<(F, F)> {
     let p = F::FORMAT.mantissa_bits + 1;
     let modulus = 1u128 << (p + 1);
-    let unit = 2f64.powi(1 - i32::try_from(p).expect("small"));
+    let unit = pow2(1 - i32::try_from(p).expect("small"));
     let mut pairs = Vec::new();
     for r in Seeded(seed) {
         let b = (u128::from(r) % (1 << (p - 1))) | (1 << (p - 1)) | 1;
