@@ -10,7 +10,7 @@ pub use model::CastModel;
 
 use super::{
     OutOfRangeMode, RefFault, RefValue, RoundingMode, Special, Type, compare, decode, describe,
-    is_negative,
+    is_negative, pow2,
 };
 
 /// One step to the next float.
@@ -149,7 +149,7 @@ impl Reference {
             beyond: false,
         };
         if single {
-            let top = 2f64.powi(128);
+            let top = pow2(128);
             let max = f64::from(f32::MAX);
             let magnitude = match x {
                 RefValue::Float(v) => v.abs(),
@@ -217,7 +217,7 @@ impl Reference {
         if let RefValue::Int(i) = x
             && lo.fract() == 0.0
             && hi.fract() == 0.0
-            && hi.abs() < 2f64.powi(120)
+            && hi.abs() < pow2(120)
         {
             return (2 * i).cmp(&(lo as i128 + hi as i128));
         }
@@ -350,7 +350,7 @@ fn to_int(
     };
     let value = match rounded {
         RefValue::Int(i) => Some(i),
-        RefValue::Float(v) if v.abs() < 2f64.powi(126) => Some(v as i128),
+        RefValue::Float(v) if v.abs() < pow2(126) => Some(v as i128),
         _ => None,
     };
     if let Some(v) = value
@@ -366,7 +366,7 @@ fn to_int(
             let low = match (value, rounded) {
                 (Some(v), _) => v.rem_euclid(modulus),
                 // Huge floats: the remainder modulo a power of two is exact in float64.
-                (None, RefValue::Float(v)) => v.rem_euclid(2f64.powi(bits.cast_signed())) as i128,
+                (None, RefValue::Float(v)) => v.rem_euclid(pow2(bits.cast_signed())) as i128,
                 _ => unreachable!(),
             };
             Ok(if signed && low > max {

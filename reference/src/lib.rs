@@ -314,7 +314,7 @@ pub fn decode(name: &str, bits: u64) -> RefValue {
                 return if e == 0xff {
                     RefValue::Nan
                 } else {
-                    RefValue::Float(2f64.powi(e as i32 - bias))
+                    RefValue::Float(pow2(e as i32 - bias))
                 };
             }
             let total = 1 + ebits + mbits;
@@ -333,13 +333,25 @@ pub fn decode(name: &str, bits: u64) -> RefValue {
                 };
             }
             let magnitude = if exponent == 0 {
-                mantissa * 2f64.powi(1 - bias - mbits as i32)
+                mantissa * pow2(1 - bias - mbits as i32)
             } else {
-                (mantissa + 2f64.powi(mbits as i32)) * 2f64.powi(exponent - bias - mbits as i32)
+                (mantissa + pow2(mbits as i32)) * pow2(exponent - bias - mbits as i32)
             };
             RefValue::Float(if negative { -magnitude } else { magnitude })
         }
     }
+}
+
+/// `2^exponent`, exactly (from the bits), for the exponents of normal float64 values: the model
+/// takes no power of two from `f64::powi`, whose precision Rust leaves unspecified.
+///
+/// # Panics
+///
+/// Where `2^exponent` is not a normal float64.
+#[must_use]
+pub const fn pow2(exponent: i32) -> f64 {
+    assert!(-1022 <= exponent && exponent <= 1023, "a normal float64");
+    f64::from_bits(((exponent + 1023) as u64) << 52)
 }
 
 /// Compares an exact value (`Int` or `Float`) with a float.
@@ -352,7 +364,7 @@ pub fn compare(a: RefValue, b: f64) -> Ordering {
     match a {
         RefValue::Float(x) => x.partial_cmp(&b).unwrap(),
         RefValue::Int(i) => {
-            if b.abs() >= 2f64.powi(126) {
+            if b.abs() >= pow2(126) {
                 return if b > 0.0 {
                     Ordering::Less
                 } else {

@@ -11,6 +11,7 @@ pub(crate) mod error_kinds;
 pub(crate) mod fused;
 
 use serde_json::Value as Json;
+use zarrs_scale_offset_cast_reference::pow2;
 
 /// A number read back from an element.
 #[derive(Clone, Copy, Debug)]
@@ -68,7 +69,7 @@ fn small_float_value(name: &str, bits: u8) -> f64 {
         return if bits == 0xff {
             f64::NAN
         } else {
-            2f64.powi(bits - format.bias)
+            pow2(bits - format.bias)
         };
     }
     let (e, m) = (format.exponent_bits, format.mantissa_bits);
@@ -88,9 +89,9 @@ fn small_float_value(name: &str, bits: u8) -> f64 {
         };
     }
     let magnitude = if exponent == 0 {
-        f64::from(mantissa) * 2f64.powi(1 - format.bias - m)
+        f64::from(mantissa) * pow2(1 - format.bias - m)
     } else {
-        f64::from(mantissa + (1 << m)) * 2f64.powi(exponent - format.bias - m)
+        f64::from(mantissa + (1 << m)) * pow2(exponent - format.bias - m)
     };
     if negative { -magnitude } else { magnitude }
 }
