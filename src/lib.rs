@@ -81,7 +81,7 @@ pub use cast_value::{
     CastValueOutOfRangeMode, CastValueRoundingMode,
 };
 pub use error::{Direction, ElementErrorKind, Error};
-pub use read::{FromFusedRead, FusedReader};
+pub use read::{Fallback, FromFusedRead, FusedReader, ReadReport, Unfused};
 pub use register::register;
 pub use scale_offset::{ScaleOffsetCodec, ScaleOffsetCodecConfiguration, ScaleOffsetError};
 pub use validate::validate_array;

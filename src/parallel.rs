@@ -62,3 +62,55 @@ pub(crate) fn try_for_each<T: Send, E: Send>(
         map(items, per_task, f).into_iter().collect()
     }
 }
+
+/// `f` of every item, in order, at most `limit` at a time (one at a time where `limit` is 1).
+pub(crate) fn map_limited<T: Send, R: Send>(
+    items: Vec<T>,
+    limit: usize,
+    f: impl Fn(T) -> R + Sync + Send,
+) -> Vec<R> {
+    if limit <= 1 || items.len() <= 1 {
+        items.into_iter().map(f).collect()
+    } else {
+        let per_task = items.len().div_ceil(limit);
+        map(items, per_task, f)
+    }
+}
+
+/// The number of items to work on at once and the codec options of each: as many as the
+/// concurrent target allows (at least zarrs' chunk concurrent minimum), the rest of the target
+/// going to the work inside each, where there are fewer items than that.
+pub(crate) fn concurrency(
+    items: usize,
+    options: &zarrs::array::CodecOptions,
+) -> (usize, zarrs::array::CodecOptions) {
+    let (target, items) = (options.concurrent_target().max(1), items.max(1));
+    let outer = target
+        .min(items)
+        .max(options.chunk_concurrent_minimum().min(items));
+    (
+        outer,
+        options.with_concurrent_target(target.div_ceil(outer)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use zarrs::array::CodecOptions;
+
+    #[test]
+    fn items_take_the_threads_first_and_large_items_the_rest() {
+        let split = |items, threads| {
+            let options = CodecOptions::default().with_concurrent_target(threads);
+            let (outer, inner) = super::concurrency(items, &options);
+            (outer, inner.concurrent_target())
+        };
+        assert_eq!(split(256, 16), (16, 1));
+        assert_eq!(split(5, 16), (5, 4));
+        assert_eq!(split(1, 16), (1, 16));
+        // At least zarrs' chunk concurrent minimum (4) of chunks at once, as zarrs reads them.
+        assert_eq!(split(16, 1), (4, 1));
+        assert_eq!(split(2, 1), (2, 1));
+        assert_eq!(split(0, 8), (1, 8));
+    }
+}

@@ -12,6 +12,7 @@
 //! `2p + 2` bits).
 
 pub mod cast;
+pub mod json;
 pub mod scale_offset;
 
 use std::cmp::Ordering;

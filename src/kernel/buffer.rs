@@ -26,6 +26,20 @@ pub(crate) fn uninit(len: usize) -> Vec<u8> {
     buffer
 }
 
+/// The room of `values` (a new vector) for `len` elements, as bytes to write: never
+/// zero-filled, and offered huge pages where it is large.
+pub(crate) fn room<T: bytemuck::Pod>(values: &mut Vec<T>, len: usize) -> &mut [MaybeUninit<u8>] {
+    values.reserve_exact(len);
+    let slots = &mut values.spare_capacity_mut()[..len];
+    let bytes_len = size_of_val(slots);
+    // SAFETY: the `len` slots as their bytes, borrowed mutably for as long as `values`; bytes
+    // have no alignment requirement, and `MaybeUninit<u8>` may hold anything.
+    let bytes: &mut [MaybeUninit<u8>] =
+        unsafe { std::slice::from_raw_parts_mut(slots.as_mut_ptr().cast(), bytes_len) };
+    advise(bytes);
+    bytes
+}
+
 /// Offers a new buffer of zeros (from the allocator's zeroed memory, not yet touched) huge pages
 /// where it is large enough to gain, as [`advise`] does.
 fn advise_zeroed(buffer: &mut [u8]) {

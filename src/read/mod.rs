@@ -1,45 +1,34 @@
-//! The fast path for large reads: stored chunks decoded straight into the caller's buffer.
+//! The fast path for reads: stored chunks decoded straight into the caller's buffer.
 //!
 //! zarrs decodes every chunk into a fresh buffer, one codec after the other, and then copies it
 //! into the output. For arrays stored as `[scale_offset?, cast_value?, bytes, bytes-to-bytes
-//! codecs...]` a [`FusedReader`] instead decodes each stored chunk with zarrs' own `bytes` and
-//! compression codecs, and then runs the `cast_value` and `scale_offset` decodes as one pass that
-//! writes straight into the caller's buffer, block by block through the cache. The results are the
-//! same as zarrs' bit for bit; anything else (other codecs, nested sharding, an element that fails
-//! to decode, whole reads of chunks whose rows are short, [`Plan::short_runs`]) goes through
-//! zarrs.
+//! codecs...]`, also inside `sharding_indexed`, a [`FusedReader`] instead decodes each stored
+//! chunk with zarrs' own `bytes` and compression codecs, and then runs the `cast_value` and
+//! `scale_offset` decodes as one pass that writes straight into the caller's buffer. It fetches
+//! only the byte ranges a read needs, in rounds whose requests are all in flight at once. The
+//! results are the same as zarrs' bit for bit; whatever it does not read itself goes through
+//! zarrs, for a reason each [`ReadReport`] names ([`Fallback`]).
 
-#[cfg(feature = "async")]
-mod asynchronous;
-mod blocks;
-mod front;
-mod fused;
+mod blosc;
+mod decode;
+mod drive;
+mod layout;
 mod output;
-mod pieces;
 mod plan;
-mod runs;
-mod shards;
-mod span;
-mod split;
-mod together;
-
-use std::mem::MaybeUninit;
-use std::sync::{Arc, Mutex};
+mod shard;
 
 use unsafe_cell_slice::UnsafeCellSlice;
 use zarrs::array::{
-    Array, ArrayBytesDecodeIntoTarget, ArrayBytesFixedDisjointView, ArrayError, ArraySubset,
-    ArraySubsetTraits, CodecOptions, Element,
+    Array, ArrayBytes, ArrayBytesDecodeIntoTarget, ArrayBytesFixedDisjointView, ArrayError,
+    ArraySubset, ArraySubsetTraits, CodecOptions, Element,
 };
-use zarrs::storage::{ReadableStorage, ReadableStorageTraits, StorageHandle};
-
-use crate::kernel::driver::Output;
-pub use output::FromFusedRead;
-use pieces::{ChunkWork, Filled, Stored};
-use plan::{Plan, plan};
+use zarrs::storage::ReadableStorageTraits;
 
 use crate::kernel::buffer;
-use crate::parallel;
+use crate::kernel::driver::Output;
+use layout::Layout;
+pub use output::FromFusedRead;
+use shard::Kept;
 
 /// Reads array subsets into a caller's buffer, fusing the decode of `scale_offset` and
 /// `cast_value` into one pass where the codec chain allows.
@@ -68,11 +57,184 @@ use crate::parallel;
 /// let mut values = vec![0.0f64; 16]; // reused from read to read
 /// reader.retrieve_array_subset_into(&[2..6, 2..6], &mut values)?;
 /// assert_eq!(values[0], 0.5);
+/// // What a read did: here four chunks decoded on the fused path, in one round of requests.
+/// let report = reader.read_into(&[2..6, 2..6], &mut values, &Default::default())?;
+/// assert_eq!((report.decoded, report.rounds, report.through_zarrs.len()), (4, 1, 0));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct FusedReader<'a, TStorage: ?Sized> {
     array: &'a Array<TStorage>,
-    plan: Option<Plan>,
+    layout: Result<Layout, Unfused>,
+    kept: Option<Kept>,
+}
+
+/// What a read did: the chunks it decoded on the fused path, filled with the fill value or read
+/// through zarrs (and why), and the requests it made of the store.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReadReport {
+    /// Chunks (of a sharded array, inner chunks) decoded on the fused path.
+    pub decoded: usize,
+    /// Chunks (inner chunks) never written, whose elements are the fill value.
+    pub filled: usize,
+    /// Chunks (inner chunks) read through zarrs, by reason; where the whole read went through
+    /// zarrs, its reason and the chunks (shards) of the array's grid it touches.
+    pub through_zarrs: Vec<(Fallback, usize)>,
+    /// Requests the fused path made of the store (zarrs' own not counted).
+    pub requests: usize,
+    /// The rounds those requests went in: the requests of a round are in flight at once, so a
+    /// read from an object store takes about this many round trips.
+    pub rounds: usize,
+}
+
+/// Why a read, or a chunk of it, went through zarrs.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Fallback {
+    /// The whole read: the codec chain is not one the reader fuses.
+    Unfused(Unfused),
+    /// The whole read: it covers whole chunks of rows shorter than 128 elements in at least
+    /// 16,384 runs, which zarrs' own read writes for less.
+    ShortRuns,
+    /// The whole read: the subset has no elements, and zarrs answers it without a request.
+    EmptySubset,
+    /// A request the store answered with an error: zarrs reads the chunks it was for, and
+    /// reports what the store answers it.
+    Store,
+    /// A shard whose index does not decode: zarrs reads it and reports what it finds.
+    ShardIndex,
+    /// An inner chunk whose index entry lies outside its shard.
+    ChunkEntry,
+    /// A chunk whose stored bytes do not decode, or not to its size.
+    StoredBytes,
+    /// A chunk holding an element that does not decode: zarrs reads it, to report the element as
+    /// zarrs reports it.
+    Element,
+    /// Inner chunks a shard does not hold, whose fill value does not decode through the codecs
+    /// outside the sharding codec.
+    MissingFill,
+}
+
+/// Why a reader does not fuse an array's codec chain.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Unfused {
+    /// The chain has neither of the crate's codecs.
+    NothingToFuse,
+    /// An array-to-array codec of zarrs or of another crate (its name), such as `transpose`.
+    OtherCodec(String),
+    /// Chunks stored otherwise than by `bytes` and bytes-to-bytes codecs, themselves or as the
+    /// inner chunks of one `sharding_indexed` codec on a regular grid: what is in the way.
+    Layout(String),
+    /// One of the crate's codecs refuses the data type or fill value it is given: zarrs reads,
+    /// and reports the error.
+    Refused,
+}
+
+/// The bytes [`FusedReader::with_shard_index_cache`] keeps at most.
+const KEPT_BYTES: usize = 64 << 20;
+
+impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
+    /// A reader of `array` (of any store, synchronous or, with the `async` feature,
+    /// asynchronous), fused where its codec chain allows.
+    #[must_use]
+    pub fn new(array: &'a Array<TStorage>) -> Self {
+        Self {
+            array,
+            layout: layout::layout(array),
+            kept: None,
+        }
+    }
+
+    /// Keeps the index of each shard after its first read, so that later reads take it from
+    /// memory: a window within one inner chunk then costs one request (the inner chunk) instead
+    /// of two rounds (the shard's index, then the inner chunk). Of each inner chunk compressed by
+    /// Blosc alone whose head a read fetched, it also keeps where its blocks lie, so that a later
+    /// read of at most half of it fetches only the blocks it needs. It keeps at most 64 MiB (16
+    /// bytes per inner chunk of the shards read and 16 per Blosc block of the chunks read), the
+    /// shards used longest ago let go first ([`Self::with_shard_index_cache_limit`]). As zarrs'
+    /// `ArrayShardedExtCache`, it is for arrays not written while the reader is used. No effect
+    /// where reads are not fused or the array is not sharded.
+    #[must_use]
+    pub fn with_shard_index_cache(self) -> Self {
+        self.with_shard_index_cache_limit(KEPT_BYTES)
+    }
+
+    /// [`Self::with_shard_index_cache`], keeping at most `bytes`.
+    #[must_use]
+    pub fn with_shard_index_cache_limit(mut self, bytes: usize) -> Self {
+        if self
+            .layout
+            .as_ref()
+            .is_ok_and(|layout| layout.shards.is_some())
+        {
+            self.kept = Some(Kept::new(bytes));
+        }
+        self
+    }
+
+    /// Whether reads take the fused path (else they go through zarrs, [`Self::unfused`] says why).
+    #[must_use]
+    pub fn is_fused(&self) -> bool {
+        self.layout.is_ok()
+    }
+
+    /// Why reads go through zarrs, where they do.
+    #[must_use]
+    pub fn unfused(&self) -> Option<&Unfused> {
+        self.layout.as_ref().err()
+    }
+
+    /// The subset of a read, checked against the element type `T`, the output's length and the
+    /// array; and the fused layout where it reads the subset itself, else why zarrs reads it.
+    fn route<T: Element>(
+        &self,
+        subset: &dyn ArraySubsetTraits,
+        len: usize,
+    ) -> Result<(ArraySubset, Result<&Layout, Fallback>), ArrayError> {
+        T::validate_data_type(self.array.data_type())?;
+        let subset = subset.to_array_subset();
+        if subset.dimensionality() != self.array.dimensionality() {
+            return Err(ArrayError::InvalidArraySubset(
+                subset,
+                self.array.shape().to_vec(),
+            ));
+        }
+        let elements = element_count(&subset)?;
+        if len != elements {
+            return Err(ArrayError::InvalidDataShape(vec![len], vec![elements]));
+        }
+        let route = match &self.layout {
+            _ if elements == 0 => Err(Fallback::EmptySubset),
+            Err(unfused) => Err(Fallback::Unfused(unfused.clone())),
+            Ok(layout) if layout.short_runs(self.array.shape(), &subset) => {
+                Err(Fallback::ShortRuns)
+            }
+            Ok(layout) => Ok(layout),
+        };
+        Ok((subset, route))
+    }
+
+    /// The report of a read that went through zarrs as a whole, for `reason`.
+    fn through_zarrs(
+        &self,
+        subset: &ArraySubset,
+        reason: Fallback,
+    ) -> Result<ReadReport, ArrayError> {
+        let chunks = self
+            .array
+            .chunks_in_array_subset(subset)?
+            .map_or(0, |chunks| chunks.num_elements_usize());
+        let chunks = if reason == Fallback::EmptySubset {
+            0
+        } else {
+            chunks
+        };
+        Ok(ReadReport {
+            through_zarrs: vec![(reason, chunks)],
+            ..ReadReport::default()
+        })
+    }
 }
 
 impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorage> {
@@ -91,7 +253,8 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         subset: &dyn ArraySubsetTraits,
         output: &mut [T],
     ) -> Result<(), ArrayError> {
-        self.retrieve_array_subset_into_opt(subset, output, &CodecOptions::default())
+        self.read_into(subset, output, &CodecOptions::default())
+            .map(drop)
     }
 
     /// Reads `subset` of the array into `output` (C order), with `options`: as many chunks are
@@ -106,35 +269,34 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         output: &mut [T],
         options: &CodecOptions,
     ) -> Result<(), ArrayError> {
-        let subset = self.check::<T>(subset, output.len())?;
+        self.read_into(subset, output, options).map(drop)
+    }
+
+    /// [`Self::retrieve_array_subset_into_opt`], and what the read did: a synchronous read keeps
+    /// at least 16 requests in flight where it has them.
+    ///
+    /// # Errors
+    /// As [`Self::retrieve_array_subset_into`].
+    pub fn read_into<T: Element + bytemuck::Pod>(
+        &self,
+        subset: &dyn ArraySubsetTraits,
+        output: &mut [T],
+        options: &CodecOptions,
+    ) -> Result<ReadReport, ArrayError> {
+        let (subset, route) = self.route::<T>(subset, output.len())?;
         let output: &mut [u8] = bytemuck::cast_slice_mut(output);
-        if let Some(plan) = self.plan_for(&subset) {
-            self.read_fused(plan, &subset, Output::Init(output), options)
-        } else {
-            self.read_unfused(&subset, output, options)
+        match route {
+            Ok(layout) => self.read_fused(layout, &subset, Output::Init(output), options),
+            Err(reason) => {
+                self.read_unfused(&subset, output, options)?;
+                self.through_zarrs(&subset, reason)
+            }
         }
     }
 
     /// Reads `subset` of the array into a new `Vec<T>` or, with the `ndarray` feature, an
     /// `ndarray::Array<T, D>` (as zarrs' [`Array::retrieve_array_subset`] does), with default
     /// codec options.
-    ///
-    /// ```rust
-    /// # use std::sync::Arc;
-    /// # use zarrs::array::{ArrayBuilder, data_type};
-    /// # use zarrs::storage::store::MemoryStore;
-    /// # use zarrs_scale_offset_cast::{CastValueCodec, FusedReader, ScaleOffsetCodec};
-    /// # let array = ArrayBuilder::new(vec![8, 8], vec![4, 4], data_type::float32(), 0.0f32)
-    /// #     .array_to_array_codecs(vec![
-    /// #         Arc::new(ScaleOffsetCodec::new(0, 100)?),
-    /// #         Arc::new(CastValueCodec::builder(data_type::int16()).build()?),
-    /// #     ])
-    /// #     .build(Arc::new(MemoryStore::new()), "/")?;
-    /// # array.store_array_subset(&[0..8, 0..8], vec![0.25f32; 64])?;
-    /// let values: Vec<f32> = FusedReader::new(&array).retrieve_array_subset(&[0..8, 2..6])?;
-    /// assert_eq!(values, vec![0.25; 32]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     ///
     /// # Errors
     /// As [`Self::retrieve_array_subset_into`].
@@ -156,79 +318,34 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         options: &CodecOptions,
     ) -> Result<O, ArrayError> {
         let elements = element_count(subset)?;
-        let subset = self.check::<O::Element>(subset, elements)?;
-        let values = if let Some(plan) = self.plan_for(&subset) {
-            let mut values = Vec::new();
-            let room = Output::Uninit(room(&mut values, elements));
-            self.read_fused(plan, &subset, room, options)?;
+        let (subset, route) = self.route::<O::Element>(subset, elements)?;
+        let mut values = Vec::new();
+        if let Ok(layout) = route {
+            let room = Output::Uninit(buffer::room(&mut values, elements));
+            self.read_fused(layout, &subset, room, options)?;
             // SAFETY: the read succeeded, so it wrote every byte of the room for `elements`
-            // elements (the pieces it fills partition it, as `pieces::split` asserts), and every
+            // elements (the pieces it fills partition it, as `output::split` asserts), and every
             // bit pattern is a value of the `Pod` element type.
             unsafe { values.set_len(elements) };
-            values
         } else {
-            let mut values = buffer::zeroed_for_read(elements, options.concurrent_target());
+            values = buffer::zeroed_for_read(elements, options.concurrent_target());
             self.read_unfused(&subset, bytemuck::cast_slice_mut(&mut values), options)?;
-            values
-        };
+        }
         O::from_elements(values, subset.shape())
     }
 
-    /// Reads `subset` into `output` (bytes not yet written), every byte of which is written when
-    /// it succeeds: the chunks on rayon threads within `options`' concurrent target.
-    fn read_fused(
-        &self,
-        plan: &Plan,
-        subset: &ArraySubset,
-        output: Output<'_>,
-        options: &CodecOptions,
-    ) -> Result<(), ArrayError> {
-        let array = self.array;
-        if let Some(sharding) = &plan.shards {
-            return shards::read(array, plan, sharding, subset, output, options);
-        }
-        let threads = options.concurrent_target();
-        let grid = &***array.chunk_grid();
-        let mut works = split::split(grid, subset, output, plan.kernel.sizes().1, threads)?;
-        split::stagger(&mut works);
-        let (limit, options) = concurrency(works.len(), options);
-        let fill = array.fill_value().as_ne_bytes();
-        let storage = storage(array)?;
-        let read = |mut work: ChunkWork<'_>| {
-            let (key, shape) = (
-                array.chunk_key(&work.indices),
-                array.chunk_shape(&work.indices)?,
-            );
-            // An uncompressed chunk's elements are fetched from the first to the last the read
-            // needs; any other chunk whole.
-            let (encoded, stored) = match work.stored_part(plan, &shape) {
-                Some((range, first)) => (storage.get_partial(&key, range), Stored::Elements(first)),
-                None => (Ok(storage.get(&key)?), Stored::Whole),
-            };
-            let filled = match encoded {
-                Ok(None) => {
-                    work.fill_with(fill);
-                    Filled::Done
-                }
-                Ok(Some(encoded)) => work.decode(plan, &shape, &encoded, stored, &options),
-                Err(_) => Filled::ThroughZarrs,
-            };
-            if let Filled::ThroughZarrs = filled {
-                let (chunk, region) = (work.indices.clone(), work.overlap.clone());
-                work.read_through_zarrs(array, &chunk, &region, &options)?;
-            }
-            Ok(())
-        };
-        for_each_limited(works, limit, read)
-    }
-
-    /// Reads `subset` into `output` through zarrs' own read into a buffer.
+    /// Reads `subset` into `output` through zarrs' own read.
     fn read_unfused(
         &self,
         subset: &ArraySubset,
         output: &mut [u8],
         options: &CodecOptions,
     ) -> Result<(), ArrayError> {
+        if output.is_empty() {
+            // zarrs answers an empty subset (or its error) without a request.
+            let _: ArrayBytes<'_> = self.array.retrieve_array_subset_opt(subset, options)?;
+            return Ok(());
+        }
         let mut view = view_of(subset, output)?;
         self.array.retrieve_array_subset_into_opt(
             subset,
@@ -238,79 +355,121 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
     }
 }
 
-impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
-    /// A reader of `array` (of any store, synchronous or, with the `async` feature,
-    /// asynchronous), fused where its codec chain allows.
-    #[must_use]
-    pub fn new(array: &'a Array<TStorage>) -> Self {
-        Self {
-            array,
-            plan: plan(array),
-        }
-    }
-
-    /// Keeps the index of each shard after its first read, so that later reads take it from
-    /// memory: a window within one inner chunk of a sharded array then costs one range request
-    /// (the inner chunk) instead of two (the shard's index, then the inner chunk), which for an
-    /// object store or HTTP server is a round trip less per window. As zarrs'
-    /// `ArrayShardedExtCache`, it is for arrays that are not written while the reader is used:
-    /// an index kept from before a shard was rewritten points at bytes that are no longer the
-    /// inner chunk's. An absent shard or an index that could not be read is not kept. A read
-    /// that covers a shard reads it whole as before, and so does the first read that needs every
-    /// one of its compressed inner chunks (one request); the index is kept from it too.
+#[cfg(feature = "async")]
+impl<TStorage: ?Sized + zarrs::storage::AsyncReadableStorageTraits + 'static>
+    FusedReader<'_, TStorage>
+{
+    /// [`Self::retrieve_array_subset_into`] from an asynchronous store.
     ///
-    /// Of each inner chunk compressed by Blosc alone whose head it has fetched (the whole chunk,
-    /// or the front a read of its first rows fetches), the reader also keeps where the Blosc
-    /// blocks lie (the Blosc header and block starts): a later read of at most half of that chunk
-    /// fetches only the blocks holding the elements it needs (one range request, a third of the
-    /// chunk's bytes for a 512² window of a 1830² chunk in blocks of 256 KiB), and where those
-    /// blocks cannot be decoded zarrs reads the chunk and reports what it finds. The reader holds what it keeps (16 bytes per inner chunk of the shards read,
-    /// and 4 bytes per Blosc block of the chunks read) until it is dropped.
-    ///
-    /// Has no effect where reads are not fused or the array is not sharded.
-    #[must_use]
-    pub fn with_shard_index_cache(mut self) -> Self {
-        if let Some(sharding) = self.plan.as_mut().and_then(|plan| plan.shards.as_mut()) {
-            sharding.kept = Some(Mutex::default());
-        }
-        self
-    }
-
-    /// Whether reads take the fused path (else they go through zarrs). Whole reads of chunks (or
-    /// inner chunks) whose rows are shorter than 128 elements go through zarrs' own read either
-    /// way, which writes their many short runs for less.
-    #[must_use]
-    pub fn is_fused(&self) -> bool {
-        self.plan.is_some()
-    }
-
-    /// The plan a read of `subset` takes: none where zarrs' own read is the faster
-    /// ([`Plan::short_runs`]).
-    fn plan_for(&self, subset: &ArraySubset) -> Option<&Plan> {
-        self.plan
-            .as_ref()
-            .filter(|plan| !plan.short_runs(self.array, subset))
-    }
-
-    /// Checks the element type `T` and the output's length against the array and `subset`.
-    fn check<T: Element>(
+    /// # Errors
+    /// As [`Self::retrieve_array_subset_into`].
+    pub async fn async_retrieve_array_subset_into<T: Element + bytemuck::Pod>(
         &self,
         subset: &dyn ArraySubsetTraits,
-        len: usize,
-    ) -> Result<ArraySubset, ArrayError> {
-        T::validate_data_type(self.array.data_type())?;
-        let subset = subset.to_array_subset();
-        if subset.dimensionality() != self.array.dimensionality() {
-            return Err(ArrayError::InvalidArraySubset(
-                subset,
-                self.array.shape().to_vec(),
-            ));
+        output: &mut [T],
+    ) -> Result<(), ArrayError> {
+        self.async_read_into(subset, output, &CodecOptions::default())
+            .await
+            .map(drop)
+    }
+
+    /// [`Self::retrieve_array_subset_into_opt`] from an asynchronous store.
+    ///
+    /// # Errors
+    /// As [`Self::retrieve_array_subset_into`].
+    pub async fn async_retrieve_array_subset_into_opt<T: Element + bytemuck::Pod>(
+        &self,
+        subset: &dyn ArraySubsetTraits,
+        output: &mut [T],
+        options: &CodecOptions,
+    ) -> Result<(), ArrayError> {
+        self.async_read_into(subset, output, options)
+            .await
+            .map(drop)
+    }
+
+    /// [`Self::read_into`] from an asynchronous store: up to 64 requests in flight at once, the
+    /// chunks decoded on rayon threads as their bytes come in.
+    ///
+    /// # Errors
+    /// As [`Self::retrieve_array_subset_into`].
+    pub async fn async_read_into<T: Element + bytemuck::Pod>(
+        &self,
+        subset: &dyn ArraySubsetTraits,
+        output: &mut [T],
+        options: &CodecOptions,
+    ) -> Result<ReadReport, ArrayError> {
+        let (subset, route) = self.route::<T>(subset, output.len())?;
+        let output: &mut [u8] = bytemuck::cast_slice_mut(output);
+        match route {
+            Ok(layout) => {
+                self.async_read_fused(layout, &subset, Output::Init(output), options)
+                    .await
+            }
+            Err(reason) => {
+                self.async_read_unfused(&subset, output, options).await?;
+                self.through_zarrs(&subset, reason)
+            }
         }
-        let elements = element_count(&subset)?;
-        if len != elements {
-            return Err(ArrayError::InvalidDataShape(vec![len], vec![elements]));
+    }
+
+    /// [`Self::retrieve_array_subset`] from an asynchronous store.
+    ///
+    /// # Errors
+    /// As [`Self::retrieve_array_subset_into`].
+    pub async fn async_retrieve_array_subset<O: FromFusedRead>(
+        &self,
+        subset: &dyn ArraySubsetTraits,
+    ) -> Result<O, ArrayError> {
+        self.async_retrieve_array_subset_opt(subset, &CodecOptions::default())
+            .await
+    }
+
+    /// [`Self::retrieve_array_subset_opt`] from an asynchronous store.
+    ///
+    /// # Errors
+    /// As [`Self::retrieve_array_subset_into`].
+    pub async fn async_retrieve_array_subset_opt<O: FromFusedRead>(
+        &self,
+        subset: &dyn ArraySubsetTraits,
+        options: &CodecOptions,
+    ) -> Result<O, ArrayError> {
+        let elements = element_count(subset)?;
+        let (subset, route) = self.route::<O::Element>(subset, elements)?;
+        let mut values = Vec::new();
+        if let Ok(layout) = route {
+            let room = Output::Uninit(buffer::room(&mut values, elements));
+            self.async_read_fused(layout, &subset, room, options)
+                .await?;
+            // SAFETY: as in `retrieve_array_subset_opt`: every byte of the room was written.
+            unsafe { values.set_len(elements) };
+        } else {
+            values = buffer::zeroed_for_read(elements, options.concurrent_target());
+            let bytes = bytemuck::cast_slice_mut(&mut values);
+            self.async_read_unfused(&subset, bytes, options).await?;
         }
-        Ok(subset)
+        O::from_elements(values, subset.shape())
+    }
+
+    /// Reads `subset` into `output` through zarrs' own asynchronous read.
+    async fn async_read_unfused(
+        &self,
+        subset: &ArraySubset,
+        output: &mut [u8],
+        options: &CodecOptions,
+    ) -> Result<(), ArrayError> {
+        if output.is_empty() {
+            let _: ArrayBytes<'_> = self
+                .array
+                .async_retrieve_array_subset_opt(subset, options)
+                .await?;
+            return Ok(());
+        }
+        let mut view = view_of(subset, output)?;
+        let target = ArrayBytesDecodeIntoTarget::Fixed(&mut view);
+        self.array
+            .async_retrieve_array_subset_into_opt(subset, target, options)
+            .await
     }
 }
 
@@ -340,60 +499,3 @@ fn element_count(subset: &dyn ArraySubsetTraits) -> Result<usize, ArrayError> {
     usize::try_from(subset.num_elements())
         .map_err(|_| ArrayError::Other("the subset has too many elements".into()))
 }
-
-/// The number of chunks to read at once and the codec options of each: as many chunks as the
-/// concurrent target allows (at least zarrs' chunk concurrent minimum), since each is read and
-/// decoded by one task; the rest of the target goes to the work inside each chunk, where there
-/// are fewer chunks than that.
-fn concurrency(chunks: usize, options: &CodecOptions) -> (usize, CodecOptions) {
-    let target = options.concurrent_target().max(1);
-    let chunks = chunks.max(1);
-    let outer = target
-        .min(chunks)
-        .max(options.chunk_concurrent_minimum().min(chunks));
-    (
-        outer,
-        options.with_concurrent_target(target.div_ceil(outer)),
-    )
-}
-
-/// The array's store with its storage transformers, as zarrs reads chunks through them.
-pub(super) fn storage<TStorage: ?Sized + ReadableStorageTraits + 'static>(
-    array: &Array<TStorage>,
-) -> Result<ReadableStorage, ArrayError> {
-    let handle = Arc::new(StorageHandle::new(array.storage()));
-    Ok(array
-        .storage_transformers()
-        .create_readable_transformer(handle)?)
-}
-
-/// Runs `op` on every item, at most `limit` at a time on rayon threads; the first error.
-pub(super) fn for_each_limited<T: Send, E: Send>(
-    items: Vec<T>,
-    limit: usize,
-    op: impl Fn(T) -> Result<(), E> + Sync + Send,
-) -> Result<(), E> {
-    if limit <= 1 || items.len() <= 1 {
-        items.into_iter().try_for_each(op)
-    } else {
-        let per_task = items.len().div_ceil(limit);
-        parallel::try_for_each(items, per_task, op)
-    }
-}
-
-/// The room of `values` (a new vector) for `len` elements, as bytes to write: never
-/// zero-filled, and offered huge pages where it is large.
-fn room<T: bytemuck::Pod>(values: &mut Vec<T>, len: usize) -> &mut [MaybeUninit<u8>] {
-    values.reserve_exact(len);
-    let slots = &mut values.spare_capacity_mut()[..len];
-    let bytes_len = size_of_val(slots);
-    // SAFETY: the `len` slots as their bytes, borrowed mutably for as long as `values`; bytes
-    // have no alignment requirement, and `MaybeUninit<u8>` may hold anything.
-    let bytes: &mut [MaybeUninit<u8>] =
-        unsafe { std::slice::from_raw_parts_mut(slots.as_mut_ptr().cast(), bytes_len) };
-    buffer::advise(bytes);
-    bytes
-}
-
-#[cfg(test)]
-mod tests;

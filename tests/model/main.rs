@@ -33,7 +33,7 @@ use values::{Random, bits_of, element, scalar};
 use zarrs::array::{Array, ArrayBytes, ArrayMetadata, ArraySubset, CodecOptions};
 use zarrs::storage::ReadableStorageTraits;
 use zarrs::storage::store::MemoryStore;
-use zarrs_scale_offset_cast::{Error, FusedReader, validate_array};
+use zarrs_scale_offset_cast::{Error, Fallback, FusedReader, validate_array};
 
 const SHAPE: [u64; 2] = [5, 7];
 

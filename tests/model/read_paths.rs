@@ -5,7 +5,8 @@
 use super::*;
 
 /// Reads `subset` through [`FusedReader`] into elements of the array's type, as bytes (`None`
-/// for types without an element type in zarrs).
+/// for types without an element type in zarrs), every chunk on the fused path where its chain is
+/// fused (but for the inner chunks of a shard whose fill value does not decode).
 fn fused_read(
     array: &Array<MemoryStore>,
     from: &str,
@@ -16,10 +17,17 @@ fn fused_read(
         subset: &ArraySubset,
     ) -> Result<Vec<u8>, String> {
         let mut out = vec![T::zeroed(); usize::try_from(subset.num_elements()).unwrap()];
-        FusedReader::new(array)
-            .retrieve_array_subset_into(subset, &mut out)
-            .map(|()| bytemuck::cast_slice(&out).to_vec())
-            .map_err(|e| e.to_string())
+        let reader = FusedReader::new(array);
+        let report = reader.read_into(subset, &mut out, &CodecOptions::default());
+        let report = report.map_err(|e| e.to_string())?;
+        let expected: Vec<Fallback> = match reader.unfused() {
+            Some(unfused) => vec![Fallback::Unfused(unfused.clone())],
+            None => vec![Fallback::MissingFill],
+        };
+        for (reason, _) in &report.through_zarrs {
+            assert!(expected.contains(reason), "{subset:?}: {report:?}");
+        }
+        Ok(bytemuck::cast_slice(&out).to_vec())
     }
     Some(match from {
         "float64" => read::<f64>(array, subset),

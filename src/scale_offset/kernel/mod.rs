@@ -12,6 +12,7 @@
 
 pub(crate) mod division;
 pub(crate) mod float;
+mod fused;
 
 use std::sync::Arc;
 
@@ -24,6 +25,7 @@ use crate::kernel::{Kernel, Slots, Typed, Written};
 use crate::numeric::fault::ElementFault;
 use crate::numeric::{IntStorage, NumericType, RoundingMode, Storage, Value, decode, encode};
 use float::FloatKernel;
+pub(crate) use fused::fused_decode;
 
 /// The `scale_offset` kernel for `t` in `direction`.
 pub(crate) fn scale_offset_kernel(

@@ -1,0 +1,459 @@
+//! Blosc-compressed inner chunks read in part: where a chunk's blocks lie (its block table), and
+//! the front a read fetches where it does not know that yet.
+//!
+//! A Blosc buffer (format version 2, as zarr-python and zarrs write it) starts with a 16-byte
+//! header (format versions, flags, type size, decompressed size, block size, compressed size) and
+//! the start of each compressed block; a block's bytes run from its start to the next start
+//! above it, or to the end of the buffer (threads may store blocks out of order). Blosc's
+//! partial decompression reads only the header, the starts and the blocks asked for, so the rest
+//! of the buffer may be zeros. A read of part of a chunk whose table it does not know fetches
+//! the chunk's front: the header, the starts and the blocks up to where those it needs are
+//! expected to end, in the one request the whole chunk would take; and the rest after, where the
+//! blocks it needs end further on.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use zarrs::metadata::v3::MetadataV3;
+use zarrs::storage::Bytes;
+use zarrs_metadata_ext::codec::blosc::{BloscCodecConfiguration, BloscCompressor};
+
+use super::decode::Stored;
+
+/// Blosc's format version 2 (c-blosc 1.x).
+const FORMAT: u8 = 2;
+/// Blosc's header flag of a buffer stored without compression (no block starts).
+const MEMCPYED: u8 = 0x2;
+/// The bytes of Blosc's header.
+pub(super) const HEADER: usize = 16;
+/// Bytes fetched past where the blocks a read needs are expected to end, besides an eighth of the
+/// chunk ([`front`]).
+const MARGIN: u64 = 64 << 10;
+/// L1, the cache size c-blosc 1.x sizes its automatic blocks by.
+const L1: u64 = 32 << 10;
+
+/// The header and block starts of one stored chunk, as read from its front or the whole chunk.
+pub(super) struct BlockTable {
+    /// The header and the block starts, as stored (a copy, not a slice of what was fetched).
+    head: Bytes,
+    /// The stored chunk's size.
+    stored: usize,
+    /// The bytes of one element, as Blosc counts them.
+    type_size: usize,
+    /// Decompressed bytes per block (the last may hold fewer).
+    block_size: usize,
+    /// The stored bytes of each block.
+    blocks: Vec<Range<usize>>,
+}
+
+/// The bytes of one element as the Blosc buffer starting with `header` counts them; `None` where
+/// `header` is too short or says 0.
+pub(super) fn type_size(header: &[u8]) -> Option<usize> {
+    header.get(3).map(|&n| usize::from(n)).filter(|&n| n > 0)
+}
+
+/// The little-endian 32-bit number at `at` of `bytes`, which holds at least `at + 4` bytes.
+fn word(bytes: &[u8], at: usize) -> usize {
+    let word: [u8; 4] = bytes[at..at + 4].try_into().expect("4 bytes");
+    u32::from_le_bytes(word) as usize
+}
+
+impl BlockTable {
+    /// The table of a chunk of `size` bytes as stored, from `front`, its first bytes (at least
+    /// its header and block starts); `None` where it is no Blosc buffer with block starts, the
+    /// header does not match `size`, or `front` is too short.
+    pub(super) fn of_front(front: &[u8], size: usize) -> Option<Self> {
+        let header = front.get(..HEADER)?;
+        let (flags, type_size) = (header[2], type_size(header)?);
+        let (decoded, block_size, stored) = (word(header, 4), word(header, 8), word(header, 12));
+        if header[0] != FORMAT || flags & MEMCPYED != 0 || block_size == 0 || stored != size {
+            return None;
+        }
+        let count = decoded.div_ceil(block_size);
+        let head_len = HEADER.checked_add(count.checked_mul(4)?)?;
+        let starts: Vec<usize> = front
+            .get(HEADER..head_len)?
+            .chunks_exact(4)
+            .map(|s| word(s, 0))
+            .collect();
+        if count == 0 || starts.iter().any(|&start| start < head_len || start > size) {
+            return None;
+        }
+        let mut sorted = starts.clone();
+        sorted.sort_unstable();
+        let blocks = starts
+            .iter()
+            .map(|&start| {
+                start
+                    ..sorted
+                        .get(sorted.partition_point(|&o| o <= start))
+                        .copied()
+                        .unwrap_or(size)
+            })
+            .collect();
+        let head = Bytes::copy_from_slice(&front[..head_len]);
+        Some(Self {
+            head,
+            stored: size,
+            type_size,
+            block_size,
+            blocks,
+        })
+    }
+
+    /// The bytes the table holds in memory.
+    pub(super) fn bytes(&self) -> usize {
+        self.head.len() + self.blocks.len() * size_of::<Range<usize>>() + size_of::<Self>()
+    }
+
+    /// The stored chunk's size.
+    pub(super) fn stored_size(&self) -> usize {
+        self.stored
+    }
+
+    /// The stored bytes holding the decompressed bytes `decoded` of the chunk, where a part of it
+    /// decodes by itself from them: from the first byte of any block they touch to the last;
+    /// `None` where `decoded` is empty or beyond the chunk, or the array's elements, of
+    /// `element` bytes, do not start at Blosc's own element boundaries (from which it decodes a
+    /// part).
+    pub(super) fn blocks(&self, decoded: Range<usize>, element: usize) -> Option<Range<usize>> {
+        if !element.is_multiple_of(self.type_size) {
+            return None;
+        }
+        let first = (decoded.start - decoded.start % self.type_size) / self.block_size;
+        let end = decoded.end.div_ceil(self.block_size);
+        let touched = self
+            .blocks
+            .get(first..end)
+            .filter(|blocks| !blocks.is_empty())?;
+        let start = touched.iter().map(|block| block.start).min()?;
+        let end = touched.iter().map(|block| block.end).max()?;
+        Some(start..end)
+    }
+
+    /// The stored chunk as Blosc reads the blocks `within` from it: its header and block starts,
+    /// then `parts` (the stored bytes `within`, in order), zeros elsewhere; `None` where `parts`
+    /// are not the size of `within`.
+    pub(super) fn sparse(&self, within: &Range<usize>, parts: &[&[u8]]) -> Option<Bytes> {
+        let len: usize = parts.iter().map(|part| part.len()).sum();
+        if len != within.len() || within.end > self.stored || within.start < self.head.len() {
+            return None;
+        }
+        let mut chunk = vec![0; self.stored];
+        chunk[..self.head.len()].copy_from_slice(&self.head);
+        let mut at = within.start;
+        for part in parts {
+            chunk[at..at + part.len()].copy_from_slice(part);
+            at += part.len();
+        }
+        Some(Bytes::from(chunk))
+    }
+}
+
+/// The decompressed bytes of a block of a chunk Blosc compresses as `codec` (its metadata) says,
+/// of elements of `element` bytes, as c-blosc 1.x chooses them for chunks of at least [`L1`]
+/// bytes: its `blocksize` where set, else from `L1`, twice that for LZ4HC, zlib and zstd, a
+/// quarter to 16 times that by the compression level; for every compressor but zstd, whose blocks
+/// it splits by byte, times the element size (of at most 256 KiB, to from 64 KiB to 1 MiB).
+/// [`L1`] where the configuration is not Blosc's.
+pub(super) fn block_size(codec: &MetadataV3, element: usize) -> u64 {
+    let Ok(configuration) = codec.to_typed_configuration::<BloscCodecConfiguration>() else {
+        return L1;
+    };
+    let (cname, clevel, blocksize, typesize) = match configuration {
+        BloscCodecConfiguration::V1(c) => (c.cname, c.clevel, c.blocksize, c.typesize),
+        BloscCodecConfiguration::Numcodecs(c) => (c.cname, c.clevel, c.blocksize, None),
+        _ => return L1,
+    };
+    let clevel = u8::from(clevel);
+    let hcr = matches!(
+        cname,
+        BloscCompressor::LZ4HC | BloscCompressor::Zlib | BloscCompressor::Zstd
+    );
+    let base = if hcr { 2 * L1 } else { L1 };
+    let block = match (blocksize, clevel) {
+        (1.., _) => (blocksize as u64).max(128),
+        (0, 0) => base / 4,
+        (0, 1) => base / 2,
+        (0, 2) => base,
+        (0, 3) => base * 2,
+        (0, 4 | 5) => base * 4,
+        (0, 6..=8) => base * 8,
+        (0, _) if hcr => base * 16,
+        (0, _) => base * 8,
+    };
+    let typesize = typesize.unwrap_or(element).max(1) as u64;
+    if clevel > 0 && cname != BloscCompressor::Zstd && typesize <= 16 && block / typesize >= 128 {
+        (block.min(256 << 10) * typesize).clamp(64 << 10, 1 << 20)
+    } else {
+        block
+    }
+}
+
+/// How much of a Blosc-compressed chunk of `stored` bytes (`decoded` bytes decompressed, in
+/// blocks of `block` bytes) a read of its decompressed bytes up to `end` fetches first: its header
+/// and block starts, and its blocks up to where the block holding `end` is expected to end at the
+/// chunk's mean compression ratio, and an eighth of the chunk and [`MARGIN`] more (for blocks
+/// that compress less than the mean); `None` where that is more than three quarters of the chunk,
+/// which is then fetched whole.
+pub(super) fn front(stored: u64, decoded: u64, end: u64, block: u64) -> Option<u64> {
+    if decoded == 0 {
+        return None;
+    }
+    let end = end.div_ceil(block.max(1)).saturating_mul(block.max(1));
+    let expected = u128::from(stored) * u128::from(end.min(decoded)) / u128::from(decoded);
+    let front = expected + u128::from(stored / 8 + MARGIN);
+    (front * 4 <= u128::from(stored) * 3).then(|| u64::try_from(front).expect("below `stored`"))
+}
+
+/// What a read of part of a chunk has once it fetched the chunk's front.
+pub(super) enum AfterFront {
+    /// What it decodes, and how it is stored.
+    Ready(Bytes, Stored),
+    /// It needs these stored bytes of the chunk too, then [`Rest::complete`].
+    More(Range<usize>, Rest),
+}
+
+/// What the front holds of the stored bytes a read needs, and what the rest of them completes.
+pub(super) enum Rest {
+    /// The blocks `within` of the chunk of the table: those the front holds of them.
+    Blocks(Bytes, Arc<BlockTable>, Range<usize>),
+    /// Stored bytes of this many, which decode as the [`Stored`] says (the elements of a buffer
+    /// stored without compression, or the whole chunk where the front has no table a part could
+    /// be read by): what the front holds of them.
+    Bytes(Bytes, usize, Stored),
+}
+
+/// What a read of the decompressed bytes `needed` of a chunk of `stored` bytes has once it
+/// fetched the chunk's `front`, and the chunk's block table where the front held it; `element`
+/// is the bytes of one of the array's elements as stored. `None` where the blocks the front holds
+/// do not make a chunk Blosc reads.
+pub(super) fn after_front(
+    front: &Bytes,
+    stored: usize,
+    needed: Range<usize>,
+    element: usize,
+) -> Option<(AfterFront, Option<Arc<BlockTable>>)> {
+    // Of the stored bytes `range`, those the front holds, and the rest where it lacks some.
+    let held = |range: Range<usize>| {
+        let held = front.slice(range.start.min(front.len())..range.end.min(front.len()));
+        let rest = range.start.max(front.len())..range.end;
+        (held, (!rest.is_empty()).then_some(rest))
+    };
+    if front.len() >= stored {
+        return Some((
+            AfterFront::Ready(front.slice(..stored), Stored::Whole),
+            None,
+        ));
+    }
+    // A buffer Blosc stored without compression holds the elements as they are, after the header.
+    let header = front
+        .get(..HEADER)
+        .filter(|h| h[0] == FORMAT && h[2] & MEMCPYED != 0);
+    if header.is_some_and(|h| word(h, 12) == stored && word(h, 4) + HEADER == stored) {
+        let range = HEADER + needed.start..HEADER + needed.end;
+        let how = Stored::Elements(needed.start / element.max(1));
+        let after = match held(range.clone()) {
+            _ if range.end > stored => return None,
+            (held, None) => AfterFront::Ready(held, how),
+            (held, Some(rest)) => AfterFront::More(rest, Rest::Bytes(held, range.len(), how)),
+        };
+        return Some((after, None));
+    }
+    let table = BlockTable::of_front(front, stored).and_then(|table| {
+        let within = table.blocks(needed, element)?;
+        Some((Arc::new(table), within))
+    });
+    let Some((table, within)) = table else {
+        // No table a part could be read by: the rest of the chunk, decoded whole.
+        let (held, rest) = held(0..stored);
+        let rest = rest.expect("the front is shorter than the chunk");
+        return Some((
+            AfterFront::More(rest, Rest::Bytes(held, stored, Stored::Whole)),
+            None,
+        ));
+    };
+    let after = match held(within.clone()) {
+        (held, None) => AfterFront::Ready(table.sparse(&within, &[&held])?, Stored::Blocks),
+        (held, Some(rest)) => {
+            AfterFront::More(rest, Rest::Blocks(held, Arc::clone(&table), within))
+        }
+    };
+    Some((after, Some(table)))
+}
+
+impl Rest {
+    /// The chunk as the read decodes it, and how it is stored, given `more`, the bytes
+    /// [`AfterFront::More`] asked for; `None` where they are not as many.
+    pub(super) fn complete(self, more: &[u8]) -> Option<(Bytes, Stored)> {
+        match self {
+            Rest::Blocks(held, table, within) => {
+                Some((table.sparse(&within, &[&held, more])?, Stored::Blocks))
+            }
+            Rest::Bytes(held, len, how) => {
+                let bytes = [&held[..], more].concat();
+                (bytes.len() == len).then(|| (Bytes::from(bytes), how))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use zarrs::array::CodecOptions;
+    use zarrs::array::codec::CodecChain;
+    use zarrs::array::codec::api::{BytesRepresentation, BytesToBytesCodecTraits};
+    use zarrs::storage::byte_range::ByteRange;
+
+    use super::*;
+
+    #[test]
+    fn fronts_reach_past_the_expected_end_or_are_the_whole_chunk() {
+        let (stored, decoded) = (2 << 20, 4 << 20);
+        let front_of = |end, block| front(stored, decoded, end, block);
+        assert_eq!(
+            front_of(decoded / 10, 1),
+            Some(stored / 10 + stored / 8 + MARGIN)
+        );
+        assert_eq!(
+            front_of(1, 256 << 10),
+            Some(stored / 16 + stored / 8 + MARGIN)
+        );
+        assert!(front_of(decoded / 2, 1).is_some());
+        assert_eq!(front_of(decoded * 6 / 10, 1), None);
+        assert_eq!(front(100 << 10, 200 << 10, 0, 1), None);
+        assert_eq!(front(0, 0, 0, 0), None);
+    }
+
+    #[test]
+    fn blocks_are_as_configured_or_as_c_blosc_chooses_them() {
+        let blosc = |cname: &str, clevel: u8, blocksize: u64, typesize: u64| {
+            let metadata: MetadataV3 = serde_json::from_str(&format!(
+                r#"{{"name": "blosc", "configuration": {{"cname": "{cname}", "clevel": {clevel},
+                    "shuffle": "bitshuffle", "typesize": {typesize}, "blocksize": {blocksize}}}}}"#
+            ))
+            .unwrap();
+            block_size(&metadata, 2)
+        };
+        // zarr-python's default (zstd, level 5): 26 blocks of 256 KiB to a 1830² uint16 chunk.
+        assert_eq!(blosc("zstd", 5, 0, 2), 256 << 10);
+        assert_eq!(blosc("zstd", 5, 4096, 2), 4096);
+        assert_eq!(blosc("zlib", 9, 0, 2), 512 << 10);
+        assert_eq!(blosc("lz4", 5, 0, 2), 256 << 10);
+        assert_eq!(blosc("blosclz", 9, 0, 8), 1 << 20);
+        assert_eq!(blosc("lz4", 5, 4096, 2), 64 << 10);
+        assert_eq!(blosc("lz4", 0, 4096, 2), 4096);
+        let gzip = r#"{"name": "gzip", "configuration": {"level": 1}}"#;
+        assert_eq!(block_size(&serde_json::from_str(gzip).unwrap(), 2), L1);
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "Blosc is C code, which Miri does not run")]
+    fn fronts_give_the_blocks_they_hold_and_the_rest_completes_them() {
+        // 100,000 two-byte elements, the first half compressing to almost nothing.
+        let value = |i: u32| {
+            u16::try_from(if i < 50_000 {
+                7
+            } else {
+                (i * 7919 + i / 3) % 65_521
+            })
+        };
+        let decoded: Vec<u8> = (0..100_000)
+            .flat_map(|i| value(i).unwrap().to_le_bytes())
+            .collect();
+        let metadata: Vec<MetadataV3> = serde_json::from_str(
+            r#"[{"name": "bytes", "configuration": {"endian": "little"}},
+               {"name": "blosc", "configuration": {"cname": "zstd", "clevel": 3,
+                 "shuffle": "shuffle", "typesize": 2, "blocksize": 8192}}]"#,
+        )
+        .unwrap();
+        let codecs = CodecChain::from_metadata(&metadata).unwrap();
+        let codec: &Arc<dyn BytesToBytesCodecTraits> = &codecs.bytes_to_bytes_codecs()[0];
+        let options = CodecOptions::default();
+        let stored = Bytes::from(
+            codec
+                .encode(Cow::Borrowed(&decoded), &options)
+                .unwrap()
+                .to_vec(),
+        );
+        let mut ways = Vec::new();
+        for (front, needed, element) in [
+            (stored.len() / 10, 0..4000, 2),
+            (200, 190_000..190_006, 2),
+            (100, 0..6, 3),
+        ] {
+            let (after, table) = after_front(
+                &stored.slice(..front),
+                stored.len(),
+                needed.clone(),
+                element,
+            )
+            .unwrap();
+            let (bytes, how) = match after {
+                AfterFront::Ready(bytes, how) => (bytes, how),
+                AfterFront::More(rest, more) => {
+                    assert!(rest.start >= front && rest.end <= stored.len(), "{rest:?}");
+                    more.complete(&stored[rest]).unwrap()
+                }
+            };
+            ways.push((how, table.is_some()));
+            // Blosc decodes the bytes needed from what the read has.
+            let length = BytesRepresentation::FixedSize(decoded.len() as u64);
+            let partial = Arc::clone(codec)
+                .partial_decoder(Arc::new(bytes.to_vec()), &length, &options)
+                .unwrap();
+            let range = ByteRange::FromStart(needed.start as u64, Some(needed.len() as u64));
+            let part = partial.partial_decode(range, &options).unwrap().unwrap();
+            assert_eq!(&part[..], &decoded[needed.clone()], "{needed:?}");
+        }
+        // In the front; beyond it; elements of 3 bytes, which Blosc's of 2 do not start: whole.
+        assert_eq!(
+            ways,
+            [
+                (Stored::Blocks, true),
+                (Stored::Blocks, true),
+                (Stored::Whole, false)
+            ]
+        );
+    }
+
+    #[test]
+    fn chunks_without_a_usable_table() {
+        // A Blosc header and the starts of three blocks of 8 bytes (24 bytes, type size 2).
+        let mut stored = vec![2, 1, 1, 2];
+        for word in [24u32, 8, 48] {
+            stored.extend(word.to_le_bytes());
+        }
+        for start in [28u32, 36, 40] {
+            stored.extend(start.to_le_bytes());
+        }
+        stored.resize(48, 0);
+        let table = BlockTable::of_front(&stored, 48).unwrap();
+        assert_eq!(table.blocks(0..2, 2), Some(28..36));
+        assert_eq!(table.blocks(9..17, 2), Some(36..48));
+        assert_eq!(table.blocks(0..2, 3), None);
+        assert_eq!(table.blocks(24..26, 2), None);
+        assert!(table.sparse(&(28..36), &[&[1; 7]]).is_none());
+        assert!(
+            table
+                .sparse(&(28..36), &[&[1; 8]])
+                .is_some_and(|s| s[..28] == stored[..28])
+        );
+        let changed = |at: usize, value: u8| {
+            let mut bytes = stored.clone();
+            bytes[at] = value;
+            bytes
+        };
+        // Truncated, another format, stored uncompressed, another size, a block beyond the end.
+        assert!(BlockTable::of_front(&stored[..20], 48).is_none());
+        assert!(BlockTable::of_front(&stored, 47).is_none());
+        for (at, value) in [(0, 3), (2, 1 | MEMCPYED), (12, 45), (HEADER + 3, 0x7f)] {
+            assert!(
+                BlockTable::of_front(&changed(at, value), 48).is_none(),
+                "{at}"
+            );
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! A chunk's stored bytes decoded into its pieces of the output: by the stored chunks' own codecs
+//! (zarrs' `bytes` and compressors; only the part the pieces need where the compressor decodes a
+//! part for less), then through the kernel of the crate's codecs, straight into the output.
+
+use std::borrow::Cow;
+use std::num::NonZeroU64;
+use std::ops::Range;
+use std::sync::Arc;
+
+use zarrs::array::codec::api::{
+    ArrayToBytesCodecTraits, BytesPartialDecoderTraits, BytesRepresentation,
+};
+use zarrs::array::{ArrayBytesRaw, CodecError, CodecOptions};
+use zarrs::storage::byte_range::{ByteRange, ByteRangeIterator, InvalidByteRangeError};
+use zarrs::storage::{Bytes, StorageError};
+
+use super::Fallback;
+use super::blosc;
+use super::layout::Layout;
+use super::output::ChunkWork;
+use crate::kernel::driver::{MIN_ELEMENTS_PER_TASK, Output};
+use crate::parallel;
+
+/// The fewest bytes a thread decompresses on its own.
+const MIN_BYTES_PER_TASK: usize = 256 << 10;
+
+/// What the stored bytes fetched for a chunk hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stored {
+    /// The whole stored chunk.
+    Whole,
+    /// The Blosc blocks holding the pieces' elements, in a buffer the size of the stored chunk
+    /// ([`blosc::BlockTable::sparse`]).
+    Blocks,
+    /// The stored elements from this one (of the chunk, in C order) to the last the pieces
+    /// need, of a chunk stored by the `bytes` codec alone.
+    Elements(usize),
+}
+
+/// Whether `len` elements of a chunk of `elements` are few enough to be decoded without the rest
+/// (at most half of them: decoding a part costs more per element than decoding the whole).
+pub(super) fn worth_a_part(len: usize, elements: u64) -> bool {
+    len as u64 * 2 <= elements
+}
+
+/// Where the elements `span` of a chunk of `elements` elements of `size` bytes lie in it, where
+/// the chunk is stored by the `bytes` codec alone and they are fewer than the chunk's: the first
+/// byte and the number of bytes.
+pub(super) fn elements_part(size: usize, elements: u64, span: &Range<usize>) -> Option<(u64, u64)> {
+    let (start, len, size) = (span.start as u64, span.len() as u64, size as u64);
+    (start.checked_add(len)? <= elements && len < elements)
+        .then(|| Some((start.checked_mul(size)?, len.checked_mul(size)?)))
+        .flatten()
+}
+
+/// Decodes `encoded`, the stored bytes of the chunk of `work` (`stored` says which), into its
+/// pieces through the layout's kernel, splitting the pieces over threads where `options` allow
+/// and the chunk is large.
+///
+/// # Errors
+/// The reason zarrs must read the chunk: its stored bytes do not decode (or not to its size), or
+/// an element does not (zarrs then reports it as it does).
+pub(super) fn decode(
+    work: &mut ChunkWork<'_>,
+    layout: &Layout,
+    encoded: &Bytes,
+    stored: Stored,
+    options: &CodecOptions,
+) -> Result<(), Fallback> {
+    let (in_size, out_size) = layout.kernel.sizes();
+    let shape: Vec<NonZeroU64> = work
+        .chunk
+        .shape()
+        .iter()
+        .filter_map(|&n| NonZeroU64::new(n))
+        .collect();
+    let span = work.span(out_size);
+    let part = match stored {
+        Stored::Elements(first) => {
+            let decoded =
+                elements(layout, Cow::Borrowed(encoded), options).ok_or(Fallback::StoredBytes)?;
+            Some((decoded, first))
+        }
+        Stored::Whole | Stored::Blocks if layout.compressed() => {
+            span_of(layout, encoded, &shape, span.clone(), options)
+                .map(|d| (Cow::Owned(d), span.start))
+        }
+        Stored::Whole | Stored::Blocks => None,
+    };
+    let (decoded, base) = match (part, stored) {
+        (Some(part), _) => part,
+        (None, Stored::Whole) => {
+            let decoded = layout
+                .inner
+                .decode(
+                    Cow::Borrowed(encoded),
+                    &shape,
+                    &layout.stored,
+                    &layout.stored_fill,
+                    options,
+                )
+                .ok()
+                .and_then(|bytes| bytes.into_fixed().ok())
+                .ok_or(Fallback::StoredBytes)?;
+            (decoded, 0)
+        }
+        (None, _) => return Err(Fallback::StoredBytes),
+    };
+    let kernel = layout.kernel.as_ref();
+    let convert = |(input, piece): &mut (usize, Output<'_>)| {
+        let (first, len) = (*input - base, piece.len() / out_size);
+        let input = decoded
+            .get(first * in_size..(first + len) * in_size)
+            .ok_or(Fallback::StoredBytes)?;
+        piece.convert(kernel, input).map_err(|_| Fallback::Element)
+    };
+    let tasks = options
+        .concurrent_target()
+        .min(work.elements() / MIN_ELEMENTS_PER_TASK)
+        .max(1);
+    if tasks > 1 {
+        let per_task = work.pieces.len().div_ceil(tasks);
+        parallel::try_for_each(work.pieces.iter_mut().collect(), per_task, convert)
+    } else {
+        work.staggered().try_for_each(convert)
+    }
+}
+
+/// The elements `span` of the stored chunk `encoded` (of `shape`) decoded through the layout's
+/// stored codecs, in C order; `None` where they would decode the whole chunk to give them (no
+/// compressor, or one that cannot decode a part, or a span of most of the chunk), or fail to
+/// decode (the whole chunk is then decoded, and fails as zarrs' read fails).
+fn span_of(
+    layout: &Layout,
+    encoded: &Bytes,
+    shape: &[NonZeroU64],
+    span: Range<usize>,
+    options: &CodecOptions,
+) -> Option<Vec<u8>> {
+    let compressors = layout.inner.bytes_to_bytes_codecs();
+    let count = shape.iter().map(|n| n.get()).product::<u64>();
+    if compressors.is_empty() || !worth_a_part(span.len(), count) || span.end as u64 > count {
+        return None;
+    }
+    let size = layout.stored.fixed_size()?;
+    // Each compressor's partial decoder, over the one after it (the stored bytes last).
+    let mut representations = vec![BytesRepresentation::FixedSize(count * size as u64)];
+    for codec in compressors {
+        let last = representations.last().expect("one representation");
+        representations.push(codec.encoded_representation(last));
+    }
+    let mut handle: Arc<dyn BytesPartialDecoderTraits> = Arc::new(Held(encoded.clone()));
+    for (codec, decoded) in compressors.iter().zip(&representations).rev() {
+        // Blosc decodes a part from a multiple of its own element size (its header's type size)
+        // on, so a part of elements that do not start at its boundaries would come out shifted.
+        if layout.blosc_first && Arc::ptr_eq(codec, &compressors[0]) {
+            let header = handle
+                .partial_decode(ByteRange::FromStart(0, Some(blosc::HEADER as u64)), options)
+                .ok()??;
+            size.is_multiple_of(blosc::type_size(&header)?)
+                .then_some(())?;
+        }
+        handle = Arc::clone(codec)
+            .partial_decoder(handle, decoded, options)
+            .ok()?;
+    }
+    if !handle.supports_partial_decode() {
+        return None;
+    }
+    let tasks = options
+        .concurrent_target()
+        .min(span.len() * size / MIN_BYTES_PER_TASK)
+        .max(1);
+    let per_task = span.len().div_ceil(tasks);
+    let part = |start: usize| {
+        let len = per_task.min(span.end - start);
+        let range = ByteRange::FromStart((start * size) as u64, Some((len * size) as u64));
+        let part = handle.partial_decode(range, options).ok()??;
+        (part.len() == len * size).then_some(part)
+    };
+    let starts = span.clone().step_by(per_task);
+    let parts: Vec<Cow<'_, [u8]>> = if tasks > 1 {
+        parallel::map(starts.collect(), 1, part)
+            .into_iter()
+            .collect::<Option<_>>()?
+    } else {
+        starts.map(part).collect::<Option<_>>()?
+    };
+    let raw = if parts.len() == 1 {
+        parts.into_iter().next().expect("one part").into_owned()
+    } else {
+        parts.concat()
+    };
+    elements(layout, Cow::Owned(raw), options).map(Cow::into_owned)
+}
+
+/// `raw`, stored elements as the `bytes` codec wrote them, decoded by it (into native order);
+/// `None` where they are not whole elements or fail to decode.
+fn elements<'a>(
+    layout: &Layout,
+    raw: Cow<'a, [u8]>,
+    options: &CodecOptions,
+) -> Option<Cow<'a, [u8]>> {
+    let size = layout.stored.fixed_size()?;
+    if size == 0 || !raw.len().is_multiple_of(size) {
+        return None;
+    }
+    let shape = [NonZeroU64::new((raw.len() / size) as u64)?];
+    let bytes = layout.inner.array_to_bytes_codec();
+    let decoded = bytes
+        .decode(raw, &shape, &layout.stored, &layout.stored_fill, options)
+        .ok()?;
+    decoded.into_fixed().ok()
+}
+
+/// A chunk's stored bytes as the input of the compressors' partial decoders, which lend the
+/// ranges asked for rather than copying them (zarrs' own inputs copy them, the whole chunk for
+/// each part a compressor decodes).
+struct Held(Bytes);
+
+impl BytesPartialDecoderTraits for Held {
+    fn exists(&self) -> Result<bool, StorageError> {
+        Ok(true)
+    }
+
+    fn size_held(&self) -> usize {
+        self.0.len()
+    }
+
+    fn partial_decode_many(
+        &self,
+        decoded_regions: ByteRangeIterator,
+        _options: &CodecOptions,
+    ) -> Result<Option<Vec<ArrayBytesRaw<'_>>>, CodecError> {
+        let len = self.0.len() as u64;
+        decoded_regions
+            .map(|range| {
+                let bounds = match range {
+                    ByteRange::FromStart(start, None) => Some((start, len)),
+                    ByteRange::FromStart(start, Some(n)) => Some((start, start.saturating_add(n))),
+                    ByteRange::Suffix(n) => len.checked_sub(n).map(|start| (start, len)),
+                };
+                let part = bounds.and_then(|(start, end)| {
+                    self.0
+                        .get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
+                });
+                part.map(Cow::Borrowed)
+                    .ok_or_else(|| InvalidByteRangeError::new(range, len).into())
+            })
+            .collect::<Result<_, CodecError>>()
+            .map(Some)
+    }
+
+    fn supports_partial_decode(&self) -> bool {
+        true
+    }
+}

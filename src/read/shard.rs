@@ -1,0 +1,359 @@
+//! Sharded arrays (`sharding_indexed`): where a shard's index lies, where each inner chunk's bytes
+//! lie in its shard, and what a reader keeps of the shards it read.
+//!
+//! The inner chunks of a regular grid of shards lie on a regular grid of their own over the whole
+//! array (a shard's shape is a multiple of theirs), so a read is split over that grid exactly as
+//! an unsharded read is split over its chunks.
+
+use std::collections::HashMap;
+use std::num::NonZeroU64;
+use std::sync::{Arc, Mutex};
+
+use zarrs::array::chunk_grid::RegularChunkGrid;
+use zarrs::array::codec::CodecChain;
+use zarrs::array::codec::api::{ArrayToBytesCodecTraits, BytesRepresentation};
+use zarrs::array::{Array, ArrayIndices, ArraySubset, CodecOptions, FillValue, data_type};
+use zarrs::storage::Bytes;
+use zarrs::storage::byte_range::ByteRange;
+use zarrs_metadata_ext::codec::sharding::{ShardingCodecConfigurationV1, ShardingIndexLocation};
+
+use super::Unfused;
+use super::blosc::BlockTable;
+
+/// The `sharding_indexed` codec of an array whose shards the fused read reads itself.
+pub(super) struct Sharding {
+    /// The inner chunks over the whole array.
+    pub(super) grid: RegularChunkGrid,
+    /// Inner chunks per shard, along each dimension.
+    per_shard: Vec<u64>,
+    index_codecs: CodecChain,
+    index_shape: Vec<NonZeroU64>,
+    /// Where a shard's index lies in it.
+    pub(super) index_range: ByteRange,
+    /// One element of the array's data type for the elements of an inner chunk a shard does not
+    /// hold, as zarrs reads them; `None` where zarrs must read them.
+    pub(super) missing: Option<Vec<u8>>,
+}
+
+/// Where an inner chunk's stored bytes lie in its shard, by the shard's index.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Entry {
+    /// The shard does not hold it.
+    Missing,
+    /// At this offset, this many bytes.
+    At(u64, u64),
+    /// Nowhere the shard can hold it (zarrs reads it, and reports it).
+    Outside,
+}
+
+impl Sharding {
+    /// The sharding of `array` by `configuration`; `missing` as for [`Sharding::missing`].
+    ///
+    /// # Errors
+    /// Where the shards do not hold whole inner chunks or the index is not of a fixed size.
+    pub(super) fn new<TStorage: ?Sized>(
+        array: &Array<TStorage>,
+        configuration: &ShardingCodecConfigurationV1,
+        missing: Option<Vec<u8>>,
+    ) -> Result<Self, Unfused> {
+        let unfused = |what: &str| Unfused::Layout(what.to_string());
+        let shard_shape = array
+            .chunk_shape(&vec![0; array.dimensionality()])
+            .map_err(|_| unfused("no shard shape"))?;
+        let inner_shape = configuration.chunk_shape.clone();
+        let per_shard = (shard_shape.len() == inner_shape.len())
+            .then(|| {
+                shard_shape
+                    .iter()
+                    .zip(&inner_shape)
+                    .map(|(s, i)| (s.get() % i.get() == 0).then_some(s.get() / i.get()))
+                    .collect()
+            })
+            .flatten()
+            .ok_or_else(|| unfused("shards that do not hold whole inner chunks"))?;
+        let index_codecs = CodecChain::from_metadata(&configuration.index_codecs)
+            .map_err(|_| unfused("index codecs"))?;
+        let mut index_shape: Vec<NonZeroU64> = shard_shape
+            .iter()
+            .zip(&inner_shape)
+            .map(|(s, i)| NonZeroU64::new(s.get() / i.get()).expect("a multiple"))
+            .collect();
+        index_shape.push(NonZeroU64::new(2).expect("two"));
+        let representation = index_codecs.encoded_representation(
+            &index_shape,
+            &data_type::uint64(),
+            &FillValue::from(u64::MAX),
+        );
+        let Ok(BytesRepresentation::FixedSize(size)) = representation else {
+            return Err(unfused("an index of no fixed size"));
+        };
+        let index_range = match configuration.index_location {
+            ShardingIndexLocation::Start => ByteRange::FromStart(0, Some(size)),
+            ShardingIndexLocation::End => ByteRange::Suffix(size),
+        };
+        let grid = RegularChunkGrid::new(array.shape().to_vec(), inner_shape)
+            .map_err(|_| unfused("inner chunk grid"))?;
+        Ok(Self {
+            grid,
+            per_shard,
+            index_codecs,
+            index_shape,
+            index_range,
+            missing,
+        })
+    }
+
+    /// The shape of every inner chunk.
+    pub(super) fn inner_shape(&self) -> &[NonZeroU64] {
+        self.grid.chunk_shape()
+    }
+
+    /// The shard holding the inner chunk at `inner` (indices on the inner grid).
+    pub(super) fn shard_of(&self, inner: &[u64]) -> ArrayIndices {
+        inner
+            .iter()
+            .zip(&self.per_shard)
+            .map(|(i, n)| i / n)
+            .collect()
+    }
+
+    /// The position of the inner chunk at `inner` in its shard's index (C order).
+    pub(super) fn position(&self, inner: &[u64]) -> usize {
+        let at = inner
+            .iter()
+            .zip(&self.per_shard)
+            .fold(0u64, |at, (i, n)| at * n + i % n);
+        usize::try_from(at).expect("an index held in memory")
+    }
+
+    /// Whether a read of `subset` fetches the shard of `region` whole (one request, as zarrs reads
+    /// such a shard, where the index would take a request of its own): where the read covers it,
+    /// or reaches into every inner chunk of it within the array (of `shape`) and those are
+    /// `compressed` (each would be fetched whole anyway, after the index: zarr-python reads such a
+    /// shard whole too).
+    pub(super) fn whole(
+        &self,
+        region: &ArraySubset,
+        subset: &ArraySubset,
+        shape: &[u64],
+        compressed: bool,
+    ) -> bool {
+        let (start, end, from, to) = (
+            region.start(),
+            region.end_exc(),
+            subset.start(),
+            subset.end_exc(),
+        );
+        let dims = 0..start.len();
+        if dims.clone().all(|d| from[d] <= start[d] && end[d] <= to[d]) {
+            return true;
+        }
+        let inner = self.inner_shape();
+        compressed
+            && dims.into_iter().all(|d| {
+                let size = inner[d].get();
+                let last =
+                    start[d] + end[d].min(shape[d]).saturating_sub(start[d] + 1) / size * size;
+                from[d] < start[d] + size && to[d] > last
+            })
+    }
+
+    /// The index of a shard from `bytes`, its index's bytes or, where `whole`, the whole shard;
+    /// `None` where it does not decode.
+    pub(super) fn index(&self, bytes: &Bytes, whole: bool) -> Option<Arc<[u64]>> {
+        let len = bytes.len() as u64;
+        let range = match (whole, self.index_range) {
+            (false, _) => 0..len,
+            (true, ByteRange::FromStart(start, Some(size))) => start..start.checked_add(size)?,
+            (true, ByteRange::Suffix(size)) => len.checked_sub(size)?..len,
+            (true, ByteRange::FromStart(_, None)) => return None,
+        };
+        let encoded =
+            bytes.get(usize::try_from(range.start).ok()?..usize::try_from(range.end).ok()?)?;
+        let decoded = self.index_codecs.decode(
+            encoded.into(),
+            &self.index_shape,
+            &data_type::uint64(),
+            &FillValue::from(u64::MAX),
+            &CodecOptions::default(),
+        );
+        let decoded = decoded.ok()?.into_fixed().ok()?;
+        let entries = decoded
+            .chunks_exact(8)
+            .map(|e| u64::from_ne_bytes(e.try_into().expect("8 bytes")));
+        Some(entries.collect())
+    }
+
+    /// Where the inner chunk at `inner` lies by its shard's index `entries`, within a shard of
+    /// `len` bytes where that is known.
+    pub(super) fn entry(&self, entries: &[u64], inner: &[u64], len: Option<u64>) -> Entry {
+        let at = 2 * self.position(inner);
+        match entries.get(at..at + 2) {
+            Some(&[u64::MAX, u64::MAX]) => Entry::Missing,
+            Some(&[offset, size]) => match offset.checked_add(size) {
+                Some(end) if len.is_none_or(|len| end <= len) => Entry::At(offset, size),
+                _ => Entry::Outside,
+            },
+            _ => Entry::Outside,
+        }
+    }
+}
+
+/// What a reader keeps of the shards it read
+/// ([`FusedReader::with_shard_index_cache`](super::FusedReader::with_shard_index_cache)): the
+/// index of each shard and the block tables of its Blosc-compressed inner chunks, at most `limit`
+/// bytes of them; beyond, the shards used longest ago are let go.
+pub(super) struct Kept {
+    limit: usize,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    bytes: usize,
+    clock: u64,
+    shards: HashMap<ArrayIndices, KeptShard>,
+}
+
+struct KeptShard {
+    entries: Arc<[u64]>,
+    tables: HashMap<usize, Arc<BlockTable>>,
+    bytes: usize,
+    used: u64,
+}
+
+impl Kept {
+    /// Keeps at most `limit` bytes.
+    pub(super) fn new(limit: usize) -> Self {
+        Self {
+            limit,
+            state: Mutex::default(),
+        }
+    }
+
+    /// What is kept of `shard`, with `f`, the shard counted as used now.
+    fn with<R>(&self, shard: &[u64], f: impl FnOnce(&mut KeptShard) -> R) -> Option<R> {
+        let mut state = self.state.lock().ok()?;
+        state.clock += 1;
+        let clock = state.clock;
+        let kept = state.shards.get_mut(shard)?;
+        kept.used = clock;
+        Some(f(kept))
+    }
+
+    /// The index of `shard`, where it is kept.
+    pub(super) fn index(&self, shard: &[u64]) -> Option<Arc<[u64]>> {
+        self.with(shard, |kept| Arc::clone(&kept.entries))
+    }
+
+    /// The block table of the inner chunk at `position` of `shard`, where it is kept.
+    pub(super) fn table(&self, shard: &[u64], position: usize) -> Option<Arc<BlockTable>> {
+        self.with(shard, |kept| kept.tables.get(&position).cloned())
+            .flatten()
+    }
+
+    /// Keeps `entries`, the index of `shard` (with the block tables kept of it where it is the
+    /// index kept before).
+    pub(super) fn keep_index(&self, shard: &[u64], entries: &Arc<[u64]>) {
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        state.clock += 1;
+        let used = state.clock;
+        let bytes = entries.len() * 8 + shard.len() * 8 + size_of::<KeptShard>();
+        let kept = KeptShard {
+            entries: Arc::clone(entries),
+            tables: HashMap::new(),
+            bytes,
+            used,
+        };
+        match state.shards.insert(shard.to_vec(), kept) {
+            Some(old) if old.entries == *entries => {
+                state
+                    .shards
+                    .insert(shard.to_vec(), KeptShard { used, ..old });
+            }
+            Some(old) => state.bytes = state.bytes - old.bytes + bytes,
+            None => state.bytes += bytes,
+        }
+        self.trim(&mut state);
+    }
+
+    /// Keeps `table`, the block table of the inner chunk at `position` of `shard`, where the
+    /// shard's index is kept.
+    pub(super) fn keep_table(&self, shard: &[u64], position: usize, table: Arc<BlockTable>) {
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        let Some(kept) = state.shards.get_mut(shard) else {
+            return;
+        };
+        let bytes = table.bytes();
+        let old = kept
+            .tables
+            .insert(position, table)
+            .map_or(0, |old| old.bytes());
+        kept.bytes = kept.bytes + bytes - old;
+        state.bytes = state.bytes + bytes - old;
+        self.trim(&mut state);
+    }
+
+    /// Lets the shards used longest ago go, to three quarters of the limit, where the kept ones
+    /// hold more than the limit.
+    fn trim(&self, state: &mut State) {
+        if state.bytes <= self.limit {
+            return;
+        }
+        let mut by_use: Vec<(u64, ArrayIndices)> = state
+            .shards
+            .iter()
+            .map(|(key, kept)| (kept.used, key.clone()))
+            .collect();
+        by_use.sort_unstable();
+        for (_, key) in by_use {
+            if state.bytes <= self.limit / 4 * 3 {
+                break;
+            }
+            if let Some(kept) = state.shards.remove(&key) {
+                state.bytes -= kept.bytes;
+            }
+        }
+    }
+
+    /// The bytes kept, and the shards.
+    #[cfg(test)]
+    fn held(&self) -> (usize, usize) {
+        let state = self.state.lock().unwrap();
+        (state.bytes, state.shards.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_shards_stay_within_the_limit_and_the_least_used_go_first() {
+        let entries: Arc<[u64]> = vec![0; 128].into();
+        let one = 128 * 8 + 2 * 8 + size_of::<KeptShard>();
+        let kept = Kept::new(10 * one);
+        for i in 0..10 {
+            kept.keep_index(&[0, i], &entries);
+        }
+        assert_eq!(kept.held(), (10 * one, 10));
+        // The first shard used again, then one more: down to three quarters, the first kept.
+        assert!(kept.index(&[0, 0]).is_some());
+        kept.keep_index(&[1, 0], &entries);
+        let (bytes, shards) = kept.held();
+        assert!(
+            bytes <= 10 * one / 4 * 3 && shards == 7,
+            "{bytes} bytes, {shards} shards"
+        );
+        assert!(kept.index(&[0, 0]).is_some() && kept.index(&[1, 0]).is_some());
+        assert!(kept.index(&[0, 1]).is_none());
+        // The same index again keeps what was kept of it; block tables only of kept shards.
+        kept.keep_index(&[1, 0], &entries);
+        assert_eq!(kept.held(), (bytes, shards));
+        assert!(kept.table(&[5, 5], 0).is_none());
+    }
+}
