@@ -11,5 +11,7 @@ mod errors;
 mod fetches;
 mod kept;
 mod random;
+#[cfg(feature = "async")]
+mod requests;
 mod sharded;
 mod support;

@@ -294,14 +294,15 @@ pub(crate) fn int8_stored_as_int16(
 }
 
 /// A float64 array of `shape` in shards of `shard` holding inner chunks of `inner`, stored as
-/// uint16 inside the shards (as zarr-python writes them), compressed by `compressor`.
+/// uint16 inside the shards (as zarr-python writes them), compressed by `compressor` (none where
+/// it is `null`).
 pub(crate) fn sharded_metadata(
     shape: &[u64],
     shard: &[u64],
     inner: &[u64],
     compressor: &Json,
 ) -> ArrayMetadata {
-    serde_json::from_value(json!({
+    let mut metadata = json!({
         "zarr_format": 3, "node_type": "array", "shape": shape, "data_type": "float64",
         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": shard}},
         "chunk_key_encoding": {"name": "default"}, "fill_value": "NaN",
@@ -317,6 +318,9 @@ pub(crate) fn sharded_metadata(
             "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
                 {"name": "crc32c"}],
             "index_location": "end"}}]
-    }))
-    .unwrap()
+    });
+    if let Some(codecs) = metadata["codecs"][0]["configuration"]["codecs"].as_array_mut() {
+        codecs.retain(|codec| !codec.is_null());
+    }
+    serde_json::from_value(metadata).unwrap()
 }
