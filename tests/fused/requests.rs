@@ -63,9 +63,9 @@ impl ReadableStorageTraits for Recording<MemoryStore> {
         byte_ranges: ByteRangeIterator<'a>,
     ) -> Result<MaybeBytesIterator<'a>, StorageError> {
         let ranges: Vec<ByteRange> = byte_ranges.collect();
-        ranges
-            .iter()
-            .for_each(|&range| self.record(key, Some(range)));
+        for &range in &ranges {
+            self.record(key, Some(range));
+        }
         self.inner
             .get_partial_many(key, Box::new(ranges.into_iter()))
     }
@@ -92,9 +92,9 @@ impl AsyncReadableStorageTraits for Recording<AsyncMemoryStore> {
         byte_ranges: ByteRangeIterator<'a>,
     ) -> Result<AsyncMaybeBytesIterator<'a>, StorageError> {
         let ranges: Vec<ByteRange> = byte_ranges.collect();
-        ranges
-            .iter()
-            .for_each(|&range| self.record(key, Some(range)));
+        for &range in &ranges {
+            self.record(key, Some(range));
+        }
         self.inner
             .get_partial_many(key, Box::new(ranges.into_iter()))
             .await
@@ -122,80 +122,92 @@ fn chunked(shape: &[u64], chunk: &[u64], compressors: &Json) -> ArrayMetadata {
     .unwrap()
 }
 
-#[test]
-fn synchronous_and_asynchronous_reads_make_the_same_requests() {
+/// The layouts read: a name, the metadata and the values written.
+fn layouts(random: &mut Seeded) -> Vec<(&'static str, ArrayMetadata, Vec<f64>)> {
     let zstd = json!({"name": "zstd", "configuration": {"level": 1, "checksum": false}});
+    let gzip = json!([{"name": "gzip", "configuration": {"level": 1}}]);
     // Blocks of 256 KiB, eight to an inner chunk: windows of its first rows fetch its front, and
     // where the rows below compress to almost nothing, the rest of their blocks after it.
     let blosc = json!({"name": "blosc", "configuration": {"cname": "zstd", "clevel": 5,
         "shuffle": "bitshuffle", "typesize": 2, "blocksize": 0}});
-    let layouts: [(&str, ArrayMetadata, [u64; 2]); 5] = [
+    // 12 random bits in the first 1000 rows, one value below.
+    let uneven = (0..4096 * 512)
+        .map(|i| {
+            if i < 1000 * 512 {
+                random.below(4096)
+            } else {
+                5000
+            }
+        })
+        .map(|i| f64::from(u32::try_from(i).unwrap()) * 1e-4)
+        .collect();
+    let small = || values(100 * 90);
+    vec![
         (
             "chunks",
             chunked(&[100, 90], &[32, 24], &json!([])),
-            [100, 90],
+            small(),
         ),
         (
             "gzip chunks",
-            chunked(
-                &[100, 90],
-                &[32, 24],
-                &json!([{"name": "gzip", "configuration": {"level": 1}}]),
-            ),
-            [100, 90],
+            chunked(&[100, 90], &[32, 24], &gzip),
+            small(),
         ),
         (
             "shards",
             sharded_metadata(&[100, 90], &[64, 48], &[32, 24], &Json::Null),
-            [100, 90],
+            small(),
         ),
         (
             "zstd shards",
             sharded_metadata(&[100, 90], &[64, 48], &[32, 24], &zstd),
-            [100, 90],
+            small(),
         ),
         (
             "blosc shards",
             sharded_metadata(&[4096, 512], &[4096, 512], &[2048, 512], &blosc),
-            [4096, 512],
+            uneven,
         ),
-    ];
+    ]
+}
+
+/// The array of `metadata` with `data` written, in a synchronous and an asynchronous store that
+/// record the requests made of them.
+fn written(
+    metadata: &ArrayMetadata,
+    data: Vec<f64>,
+) -> (
+    Arc<Recording<MemoryStore>>,
+    Arc<Recording<AsyncMemoryStore>>,
+) {
+    let memory = MemoryStore::new();
+    let writer = Array::new_with_metadata(Arc::new(memory), "/", metadata.clone()).unwrap();
+    let shape = writer.shape().to_vec();
+    writer
+        .store_array_subset(&[0..shape[0], 0..shape[1]], data)
+        .unwrap();
+    let (memory, asynchronous) = (writer.storage(), AsyncMemoryStore::new());
+    let copy = MemoryStore::new();
+    for key in memory.list().unwrap() {
+        let value = memory.get(&key).unwrap().unwrap();
+        block_on(asynchronous.set(&key, value.clone())).unwrap();
+        zarrs::storage::WritableStorageTraits::set(&copy, &key, value).unwrap();
+    }
+    (
+        Arc::new(Recording::new(copy)),
+        Arc::new(Recording::new(asynchronous)),
+    )
+}
+
+#[test]
+fn synchronous_and_asynchronous_reads_make_the_same_requests() {
     let mut random = Seeded::for_test(0x5eed_a57c_5a3e);
     let (mut reads, mut rounds) = (0, 0);
-    for (name, metadata, written) in layouts {
-        let memory = Arc::new(MemoryStore::new());
-        let writer = Array::new_with_metadata(memory.clone(), "/", metadata.clone()).unwrap();
-        let n = usize::try_from(written[0] * written[1]).unwrap();
-        let data: Vec<f64> = if name == "blosc shards" {
-            // 12 random bits in the first 1000 rows, one value below.
-            let mut value = |i: usize| {
-                if i < 1000 * 512 {
-                    random.below(4096)
-                } else {
-                    5000
-                }
-            };
-            (0..n)
-                .map(|i| f64::from(u32::try_from(value(i)).unwrap()) * 1e-4)
-                .collect()
-        } else {
-            values(n)
-        };
-        writer
-            .store_array_subset(&[0..written[0], 0..written[1]], data)
-            .unwrap();
-        // The same values in an asynchronous store.
-        let asynchronous = AsyncMemoryStore::new();
-        for key in memory.list().unwrap() {
-            let value = memory.get(&key).unwrap().unwrap();
-            block_on(asynchronous.set(&key, value)).unwrap();
-        }
-        drop(writer);
-        let sync_store = Arc::new(Recording::new(Arc::try_unwrap(memory).ok().unwrap()));
-        let async_store = Arc::new(Recording::new(asynchronous));
-        let sync_array =
-            Array::new_with_metadata(sync_store.clone(), "/", metadata.clone()).unwrap();
-        let async_array = Array::new_with_metadata(async_store.clone(), "/", metadata).unwrap();
+    for (name, metadata, data) in layouts(&mut random) {
+        let (sync_store, async_store) = written(&metadata, data);
+        let sync_array = Array::new_with_metadata(sync_store.clone(), "/", metadata.clone());
+        let async_array = Array::new_with_metadata(async_store.clone(), "/", metadata);
+        let (sync_array, async_array) = (sync_array.unwrap(), async_array.unwrap());
         let shape = sync_array.shape().to_vec();
         let mut windows: Vec<[std::ops::Range<u64>; 2]> = vec![
             [0..shape[0], 0..shape[1]],
@@ -232,20 +244,17 @@ fn synchronous_and_asynchronous_reads_make_the_same_requests() {
                 let options = CodecOptions::default().with_concurrent_target(3);
                 let (mut sync_values, mut async_values) =
                     (vec![0f64; elements], vec![0f64; elements]);
-                let sync_report = sync_reader
-                    .read_into(&subset, &mut sync_values, &options)
-                    .unwrap();
+                let sync_report = sync_reader.read_into(&subset, &mut sync_values, &options);
                 let async_read = async_reader.async_read_into(&subset, &mut async_values, &options);
-                let async_report = block_on(async_read).unwrap();
+                let (sync_report, async_report) =
+                    (sync_report.unwrap(), block_on(async_read).unwrap());
                 let context = format!("{name}, keeping {keeping}, {window:?}");
                 assert_eq!(sync_store.take(), async_store.take(), "{context}: requests");
                 assert_eq!(sync_report, async_report, "{context}: reports");
                 let bits = |values: &[f64]| values.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&sync_values), bits(&async_values), "{context}: values");
-                assert!(
-                    sync_report.through_zarrs.is_empty() || elements == 0,
-                    "{context}: {sync_report:?}"
-                );
+                let fused = sync_report.through_zarrs.is_empty() || elements == 0;
+                assert!(fused, "{context}: {sync_report:?}");
                 (reads, rounds) = (reads + 1, rounds.max(sync_report.rounds));
             }
         }
