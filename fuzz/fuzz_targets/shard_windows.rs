@@ -82,14 +82,15 @@ struct Input {
 }
 
 /// A part of a `shape` array: `from` in 1/`denominator` of each side, lengths in (`h` /
-/// `denominator`)² of what is left (most parts small).
+/// `denominator`)² of what is left (most parts small), none along a side whose `h` or `w` is
+/// below a 256th of `denominator`.
 fn part(shape: [u64; 2], (r, c, h, w): (u64, u64, u64, u64), denominator: u64) -> ArraySubset {
     let start = [r * shape[0] / denominator, c * shape[1] / denominator];
     let square = denominator * denominator;
-    let len = [
-        1 + h * h * (shape[0] - start[0] - 1) / square,
-        1 + w * w * (shape[1] - start[1] - 1) / square,
-    ];
+    let side = |n: u64, extent: u64| {
+        u64::from(n >= denominator / 256) * (1 + n * n * (extent - 1) / square)
+    };
+    let len = [side(h, shape[0] - start[0]), side(w, shape[1] - start[1])];
     ArraySubset::new_with_ranges(&[start[0]..start[0] + len[0], start[1]..start[1] + len[1]])
 }
 
