@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use zarrs::array::{Array, ArrayBytes, ArraySubset};
 use zarrs_http::HTTPStore;
-use zarrs_scale_offset_cast_stores::fixtures::{
+use zarrs_scale_offset_cast_store_checks::fixtures::{
     check_sentinel2, check_sentinel2_async, data, http_client, http_object_store, interop,
     interop_cases, path, read_from_files, read_whole,
 };
-use zarrs_scale_offset_cast_stores::ranged::{RangedHttpStore, RangedObjectStore};
-use zarrs_scale_offset_cast_stores::server::Server;
+use zarrs_scale_offset_cast_store_checks::server::Server;
+use zarrs_scale_offset_cast_stores::{RangedHttpStore, RangedObjectStore};
 
 #[test]
 fn the_sentinel2_group_reads_over_http_as_zarr_python_reads_it() {

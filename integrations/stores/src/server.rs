@@ -4,7 +4,9 @@
 //! (`bytes=a-b`, `bytes=a-`, `bytes=-n`) answered `206 Partial Content`. A request for several
 //! ranges is answered with the whole file (`200 OK`), as object stores such as Amazon S3 do. Each
 //! response closes its connection. A fixed pool of worker threads answers, with read and write
-//! timeouts, and the server stops when dropped.
+//! timeouts, and the server stops when dropped. It can answer each request after a delay
+//! ([`Server::start_with_latency`]), as an object store answers after tens of milliseconds:
+//! requests in flight at once wait at once, as many as there are workers.
 //!
 //! `GET /.stats` answers `requests N bytes M`: the requests answered and the body bytes sent so far
 //! (itself not counted), so that a client can measure what each of its reads asks of the server.
@@ -19,8 +21,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// Worker threads answering requests.
-const WORKERS: usize = 8;
+/// Worker threads answering requests (so many requests are answered at once).
+const WORKERS: usize = 64;
 /// The longest a client may take to send its request or read the response.
 const TIMEOUT: Duration = Duration::from_secs(10);
 /// The largest request head read.
@@ -47,6 +49,14 @@ impl Server {
     /// # Errors
     /// Returns the error of binding the port.
     pub fn start(root: impl Into<PathBuf>) -> io::Result<Self> {
+        Self::start_with_latency(root, Duration::ZERO)
+    }
+
+    /// [`Server::start`], answering each request (but `/.stats`) `latency` after it came in.
+    ///
+    /// # Errors
+    /// Returns the error of binding the port.
+    pub fn start_with_latency(root: impl Into<PathBuf>, latency: Duration) -> io::Result<Self> {
         let root: Arc<Path> = root.into().into();
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
         let address = listener.local_addr()?;
@@ -58,7 +68,7 @@ impl Server {
             .map(|_| {
                 let (root, receive, counts) =
                     (Arc::clone(&root), Arc::clone(&receive), Arc::clone(&counts));
-                std::thread::spawn(move || work(&root, &receive, &counts))
+                std::thread::spawn(move || work(&root, &receive, &counts, latency))
             })
             .collect();
         let accept_stop = Arc::clone(&stop);
@@ -113,7 +123,7 @@ impl Drop for Server {
     }
 }
 
-fn work(root: &Path, receive: &Mutex<Receiver<TcpStream>>, counts: &Counts) {
+fn work(root: &Path, receive: &Mutex<Receiver<TcpStream>>, counts: &Counts, latency: Duration) {
     loop {
         let stream = match receive.lock() {
             Ok(receive) => receive.recv(),
@@ -123,7 +133,7 @@ fn work(root: &Path, receive: &Mutex<Receiver<TcpStream>>, counts: &Counts) {
             return;
         };
         // An error (a client gone away) ends only that connection.
-        let _ = answer(root, stream, counts);
+        let _ = answer(root, stream, counts, latency);
     }
 }
 
@@ -167,13 +177,18 @@ fn read_request(stream: &TcpStream) -> io::Result<Option<Request>> {
     }))
 }
 
-/// Answers one request, counting it (but for `/.stats`) in `counts`.
-fn answer(root: &Path, stream: TcpStream, counts: &Counts) -> io::Result<()> {
+/// Answers one request `latency` after it came in, counting it (but for `/.stats`, answered at
+/// once) in `counts`.
+fn answer(root: &Path, stream: TcpStream, counts: &Counts, latency: Duration) -> io::Result<()> {
     stream.set_read_timeout(Some(TIMEOUT))?;
     stream.set_write_timeout(Some(TIMEOUT))?;
+    stream.set_nodelay(true)?;
     let Some(request) = read_request(&stream)? else {
         return Ok(());
     };
+    if request.path != "/.stats" {
+        std::thread::sleep(latency);
+    }
     let mut stream = Response {
         stream,
         counts: Some(counts),

@@ -1,31 +1,14 @@
-//! Stores that ask for byte ranges directly: one `GET` per range, no `HEAD` first.
-//!
-//! `zarrs_http` 0.3 and `zarrs_object_store` 0.7 send a `HEAD` request for the object's size
-//! before every ranged read, to turn each range into offsets; a read of a window of a sharded
-//! array (a shard's index, then an inner chunk) so makes twice the requests zarr-python makes. An
-//! HTTP range can count from the end (`bytes=-N`, as a shard index at the end is asked for) or run
-//! to the end (`bytes=N-`), and so can `object_store`'s `GetRange`: these two stores, one
-//! synchronous over HTTP and one asynchronous over any `object_store`, send each range as it is.
-//! They exist to measure what the `HEAD`s cost (`read-windows`, docs/performance.md "Windows over
-//! HTTP"); an application may copy them.
-//!
-//! A missing object reads as `None`; a range beyond the object is an error, as it is for
-//! zarrs' file system store; a server that answers a range with the whole object (`200 OK`) is
-//! understood, and one that answers with other bytes than those asked for (its `Content-Range`
-//! says which) is an error.
-//! An empty range is answered without a request (zarrs asks for none).
+//! [`RangedHttpStore`]: each range of a value one `GET`, over HTTP.
 
 use bytes::Bytes;
-use futures::StreamExt;
-use object_store::path::Path;
-use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt};
 use reqwest::StatusCode;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_RANGE, RANGE};
-use zarrs::storage::byte_range::{ByteRange, ByteRangeIterator};
-use zarrs::storage::{
-    AsyncMaybeBytesIterator, AsyncReadableStorageTraits, MaybeBytes, MaybeBytesIterator,
-    ReadableStorageTraits, StorageError, StoreKey,
+use zarrs_storage::byte_range::{ByteRange, ByteRangeIterator};
+use zarrs_storage::{
+    MaybeBytes, MaybeBytesIterator, ReadableStorageTraits, StorageError, StoreKey,
 };
+
+use crate::range::{beyond_the_object, other, range_len};
 
 /// A synchronous HTTP store under a base URL (`reqwest`'s blocking client).
 #[derive(Debug)]
@@ -144,80 +127,11 @@ impl ReadableStorageTraits for RangedHttpStore {
     }
 }
 
-/// An asynchronous store over any `object_store` (the ranges of one read fetched at once).
-#[derive(Debug)]
-pub struct RangedObjectStore<T> {
-    object_store: T,
-}
-
-impl<T: ObjectStore> RangedObjectStore<T> {
-    /// A store of `object_store`'s objects.
-    #[must_use]
-    pub fn new(object_store: T) -> Self {
-        Self { object_store }
-    }
-
-    async fn range(&self, key: &StoreKey, range: ByteRange) -> Result<MaybeBytes, StorageError> {
-        let get = match range {
-            _ if range_len(range) == Some(0) => return Ok(Some(Bytes::new())),
-            ByteRange::FromStart(start, None) => GetRange::Offset(start),
-            ByteRange::FromStart(start, Some(len)) => GetRange::Bounded(start..start + len),
-            ByteRange::Suffix(len) => GetRange::Suffix(len),
-        };
-        let options = GetOptions {
-            range: Some(get),
-            ..GetOptions::default()
-        };
-        match found(self.object_store.get_opts(&path(key), options).await)? {
-            Some(result) => checked(range, result.bytes().await.map_err(other)?, key).map(Some),
-            None => Ok(None),
-        }
-    }
-}
-
-#[async_trait::async_trait]
-impl<T: ObjectStore> AsyncReadableStorageTraits for RangedObjectStore<T> {
-    async fn get(&self, key: &StoreKey) -> Result<MaybeBytes, StorageError> {
-        match found(self.object_store.get(&path(key)).await)? {
-            Some(result) => Ok(Some(result.bytes().await.map_err(other)?)),
-            None => Ok(None),
-        }
-    }
-
-    async fn get_partial_many<'a>(
-        &'a self,
-        key: &StoreKey,
-        byte_ranges: ByteRangeIterator<'a>,
-    ) -> Result<AsyncMaybeBytesIterator<'a>, StorageError> {
-        let parts =
-            futures::future::try_join_all(byte_ranges.map(|range| self.range(key, range))).await?;
-        let parts: Option<Vec<Bytes>> = parts.into_iter().collect();
-        Ok(parts.map(|parts| futures::stream::iter(parts.into_iter().map(Ok)).boxed()))
-    }
-
-    async fn size_key(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
-        Ok(found(self.object_store.head(&path(key)).await)?.map(|meta| meta.size))
-    }
-
-    fn supports_get_partial(&self) -> bool {
-        true
-    }
-}
-
-fn path(key: &StoreKey) -> Path {
-    Path::from(key.as_str())
-}
-
-fn other(err: impl std::fmt::Display) -> StorageError {
-    StorageError::Other(err.to_string())
-}
-
-/// `object_store`'s answer, `None` where the object does not exist.
-fn found<T>(answer: Result<T, object_store::Error>) -> Result<Option<T>, StorageError> {
-    match answer {
-        Ok(answer) => Ok(Some(answer)),
-        Err(object_store::Error::NotFound { .. }) => Ok(None),
-        Err(err) => Err(other(err)),
+/// Whether `range` lies within an object of `size` bytes.
+fn fits(range: ByteRange, size: u64) -> bool {
+    match range {
+        ByteRange::FromStart(start, len) => start.saturating_add(len.unwrap_or(0)) <= size,
+        ByteRange::Suffix(len) => len <= size,
     }
 }
 
@@ -226,28 +140,12 @@ fn unexpected(url: &str, status: StatusCode) -> StorageError {
     StorageError::Other(format!("{url}: HTTP status {status}"))
 }
 
-/// The length of `range`, where it does not depend on the object's size.
-fn range_len(range: ByteRange) -> Option<u64> {
-    match range {
-        ByteRange::FromStart(_, len) => len,
-        ByteRange::Suffix(len) => Some(len),
-    }
-}
-
 /// `range` as an HTTP `Range` header (of a range that is not empty).
 fn http_range(range: ByteRange) -> String {
     match range {
         ByteRange::FromStart(start, None) => format!("bytes={start}-"),
         ByteRange::FromStart(start, Some(len)) => format!("bytes={start}-{}", start + len - 1),
         ByteRange::Suffix(len) => format!("bytes=-{len}"),
-    }
-}
-
-/// Whether `range` lies within an object of `size` bytes.
-fn fits(range: ByteRange, size: u64) -> bool {
-    match range {
-        ByteRange::FromStart(start, len) => start.saturating_add(len.unwrap_or(0)) <= size,
-        ByteRange::Suffix(len) => len <= size,
     }
 }
 
@@ -269,19 +167,6 @@ fn content_range(header: &str) -> Option<(u64, u64, u64)> {
     let (first, last, size): (u64, u64, u64) =
         (first.parse().ok()?, last.parse().ok()?, size.parse().ok()?);
     (first <= last && last < size).then_some((first, last + 1, size))
-}
-
-/// `part`, where it is as long as `range` asks (`object_store` has checked that its answer is the
-/// range it asked for, which it may have cut at the object's end).
-fn checked(range: ByteRange, part: Bytes, key: &StoreKey) -> Result<Bytes, StorageError> {
-    match range_len(range) {
-        Some(len) if part.len() as u64 != len => Err(beyond_the_object(range, key)),
-        _ => Ok(part),
-    }
-}
-
-fn beyond_the_object(range: ByteRange, key: &StoreKey) -> StorageError {
-    StorageError::Other(format!("{key}: the range {range} lies beyond the object"))
 }
 
 #[cfg(test)]

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use zarrs::filesystem::FilesystemStore;
 use zarrs::storage::StoreKey;
 use zarrs_http::HTTPStore;
-use zarrs_scale_offset_cast_stores::fixtures::{
+use zarrs_scale_offset_cast_store_checks::fixtures::{
     check_sentinel2, check_sentinel2_async, data, http_object_store,
 };
-use zarrs_scale_offset_cast_stores::server::Server;
+use zarrs_scale_offset_cast_store_checks::server::Server;
 use zarrs_zip::ZipStorageAdapter;
 
 fn key() -> StoreKey {

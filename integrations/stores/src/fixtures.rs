@@ -17,7 +17,7 @@ use zarrs_scale_offset_cast::FusedReader;
 /// The crate's interop fixtures (44 arrays zarr-python 3.4.2 wrote, `tests/data/interop`).
 #[must_use]
 pub fn interop() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/interop")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/interop")
 }
 
 /// The interop fixtures' cases (`manifest.json`).

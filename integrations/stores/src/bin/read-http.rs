@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use zarrs::array::{Array, ArraySubset};
 use zarrs_http::HTTPStore;
 use zarrs_scale_offset_cast::FusedReader;
-use zarrs_scale_offset_cast_stores::fixtures::{http_object_store, same_values};
+use zarrs_scale_offset_cast_store_checks::fixtures::{http_object_store, same_values};
 
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();

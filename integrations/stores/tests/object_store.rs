@@ -16,7 +16,7 @@ use object_store::memory::InMemory;
 use zarrs::array::{Array, ArrayBytes, ArraySubset};
 use zarrs::storage::AsyncReadableStorageTraits;
 use zarrs_object_store::AsyncObjectStore;
-use zarrs_scale_offset_cast_stores::fixtures::{
+use zarrs_scale_offset_cast_store_checks::fixtures::{
     check_sentinel2_async, compressed, data, interop, interop_cases, path, read_from_files,
     write_case,
 };
