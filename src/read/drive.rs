@@ -248,7 +248,7 @@ fn in_flight<T: Send, A: Send>(
 
 #[cfg(feature = "async")]
 mod asynchronous {
-    use futures::{FutureExt, StreamExt};
+    use futures::StreamExt;
     use zarrs::storage::{AsyncReadableStorage, AsyncReadableStorageTraits};
 
     use super::{ASYNC_IN_FLIGHT, Arc, ArrayBytes, ArrayError, ArraySubset, CodecOptions};
@@ -294,8 +294,8 @@ mod asynchronous {
         }
     }
 
-    /// The answers to `round`, [`ASYNC_IN_FLIGHT`] requests in flight at once, the answers in so
-    /// far read at once on up to `limit` of rayon's threads each time one comes in.
+    /// The answers to `round`, [`ASYNC_IN_FLIGHT`] requests in flight at once, read `limit` at a
+    /// time on rayon's threads as they come in.
     async fn in_flight<'o>(
         round: Vec<Fetch<'o>>,
         limit: usize,
@@ -314,9 +314,10 @@ mod asynchronous {
             .buffer_unordered(ASYNC_IN_FLIGHT);
         let mut outcome = Outcome::default();
         while let Some(first) = answers.next().await {
+            // `limit` answers (or the last) decoded at once, while the others come in.
             let mut batch = vec![first];
             while batch.len() < limit
-                && let Some(Some(answer)) = answers.next().now_or_never()
+                && let Some(answer) = answers.next().await
             {
                 batch.push(answer);
             }

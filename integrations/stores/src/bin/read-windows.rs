@@ -107,8 +107,25 @@ enum Keep {
     Always,
 }
 
-/// A read of parts: their values one after the other, in a vector.
+/// A read of parts: their values one after the other, in a vector (which `FusedReader`'s reads
+/// reuse from read to read, as an application paging through an array does; zarrs' reads return
+/// new vectors).
 type Reads<'a> = Box<dyn Fn(&[ArraySubset], &mut Vec<f64>) + 'a>;
+
+/// The parts of `values`, a vector as long as `subsets` have elements, for each of them.
+fn pieces<'v>(subsets: &[ArraySubset], values: &'v mut Vec<f64>) -> Vec<&'v mut [f64]> {
+    let lens = subsets
+        .iter()
+        .map(|s| usize::try_from(s.num_elements()).unwrap());
+    values.resize(lens.clone().sum(), 0.0);
+    let mut rest = values.as_mut_slice();
+    lens.map(|len| {
+        let (piece, tail) = std::mem::take(&mut rest).split_at_mut(len);
+        rest = tail;
+        piece
+    })
+    .collect()
+}
 
 fn zarrs_read<S: ?Sized + ReadableStorageTraits + 'static>(array: &Array<S>) -> Reads<'_> {
     Box::new(move |subsets, values| {
@@ -125,16 +142,15 @@ fn fused_read<S: ?Sized + ReadableStorageTraits + 'static>(
 ) -> Reads<'_> {
     let kept = FusedReader::new(array).with_shard_index_cache();
     Box::new(move |subsets, values| {
-        values.clear();
         let per_read = FusedReader::new(array).with_shard_index_cache();
-        for subset in subsets {
+        for (subset, piece) in subsets.iter().zip(pieces(subsets, values)) {
             let new = FusedReader::new(array);
             let reader = match keep {
                 Keep::Not => &new,
                 Keep::Read => &per_read,
                 Keep::Always => &kept,
             };
-            values.extend(reader.retrieve_array_subset::<Vec<f64>>(subset).unwrap());
+            reader.retrieve_array_subset_into(subset, piece).unwrap();
         }
     })
 }
@@ -162,20 +178,16 @@ fn async_fused_read<'a, S: ?Sized + AsyncReadableStorageTraits + 'static>(
 ) -> Reads<'a> {
     let kept = FusedReader::new(array).with_shard_index_cache();
     Box::new(move |subsets, values| {
-        values.clear();
         let per_read = FusedReader::new(array).with_shard_index_cache();
-        for subset in subsets {
+        for (subset, piece) in subsets.iter().zip(pieces(subsets, values)) {
             let new = FusedReader::new(array);
             let reader = match keep {
                 Keep::Not => &new,
                 Keep::Read => &per_read,
                 Keep::Always => &kept,
             };
-            values.extend(
-                runtime
-                    .block_on(reader.async_retrieve_array_subset::<Vec<f64>>(subset))
-                    .unwrap(),
-            );
+            let read = reader.async_retrieve_array_subset_into(subset, piece);
+            runtime.block_on(read).unwrap();
         }
     })
 }
