@@ -1,8 +1,13 @@
-//! Work split over threads: rayon's pool or, under Miri, scoped threads of the standard library.
+//! Work split over threads: rayon's pool or, under Miri, scoped threads of the standard library;
+//! and fetches kept in flight on threads of their own where they wait on a network.
 //!
 //! Miri's default model (Stacked Borrows) rejects the epoch-based memory reclamation inside
 //! rayon's work stealing (crossbeam-epoch), whatever the work is. Under Miri the same splits run
 //! on threads of their own, so that Miri checks the crate's parallel code, data races included.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, mpsc};
+use std::time::{Duration, Instant};
 
 /// `f` of every item, in order, the items taken by threads `per_task` (at least) at a time.
 pub(crate) fn map<T: Send, R: Send>(
@@ -92,6 +97,73 @@ pub(crate) fn concurrency(
         outer,
         options.with_concurrent_target(target.div_ceil(outer)),
     )
+}
+
+/// Items fetched at once once fetches are slow ([`in_flight`]): requests to a store across a
+/// network, more where there are more threads.
+const IN_FLIGHT: usize = 16;
+
+/// A fetch that takes this long or more shows a store across a network (an object store, an HTTP
+/// server), and the rest go [`IN_FLIGHT`] at a time ([`in_flight`]).
+const SLOW: Duration = Duration::from_millis(5);
+
+/// Fetches every item with `fetch` and hands each answer to `answer`, up to `workers` items at
+/// once on rayon's threads; once a fetch of the read took [`SLOW`] or more (`slow`), up to
+/// [`IN_FLIGHT`] items are fetched at once altogether, the others by threads of their own, whose
+/// answers rayon's threads take as they come.
+pub(crate) fn in_flight<T: Send, A: Send>(
+    items: Vec<T>,
+    workers: usize,
+    slow: &AtomicBool,
+    fetch: impl Fn(&T) -> A + Sync,
+    answer: impl Fn(T, A) + Sync,
+) {
+    let workers = workers.clamp(1, items.len().max(1));
+    let helpers = IN_FLIGHT.saturating_sub(workers).min(items.len() - workers);
+    let timed = |item: T| {
+        let start = Instant::now();
+        let answered = fetch(&item);
+        if start.elapsed() >= SLOW {
+            slow.store(true, Ordering::Relaxed);
+        }
+        (item, answered)
+    };
+    let queue = Mutex::new(items.into_iter());
+    let take = || queue.lock().ok()?.next();
+    let (send, receive) = mpsc::sync_channel::<(T, A)>(helpers);
+    let (send, receive) = (Mutex::new(Some(send)), Mutex::new(receive));
+    std::thread::scope(|scope| {
+        // The helpers, where there would be any, the first time a worker sees the read is slow.
+        let helping = || {
+            let Some(send) = send.lock().ok()?.take() else {
+                return Some(());
+            };
+            for _ in 0..helpers {
+                let send = send.clone();
+                scope.spawn(move || {
+                    while let Some(item) = take() {
+                        if send.send(timed(item)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            Some(())
+        };
+        // Each worker: what the helpers fetched first, then an item of its own, then, once the
+        // items are all taken, what the helpers still bring.
+        let work = |_| loop {
+            let helped = helpers > 0 && slow.load(Ordering::Relaxed) && helping().is_some();
+            let next = receive.lock().ok().and_then(|r| r.try_recv().ok());
+            let next = match next.or_else(|| take().map(timed)) {
+                None if helped => receive.lock().ok().and_then(|r| r.recv().ok()),
+                next => next,
+            };
+            let Some((item, answered)) = next else { break };
+            answer(item, answered);
+        };
+        map_limited((0..workers).collect(), workers, work);
+    });
 }
 
 #[cfg(test)]

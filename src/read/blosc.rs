@@ -18,7 +18,7 @@ use zarrs::metadata::v3::MetadataV3;
 use zarrs::storage::Bytes;
 use zarrs_metadata_ext::codec::blosc::{BloscCodecConfiguration, BloscCompressor};
 
-use super::decode::Stored;
+use super::output::Stored;
 
 /// Blosc's format version 2 (c-blosc 1.x).
 const FORMAT: u8 = 2;
@@ -300,13 +300,6 @@ impl Rest {
 
 #[cfg(test)]
 mod tests {
-    use std::borrow::Cow;
-
-    use zarrs::array::CodecOptions;
-    use zarrs::array::codec::CodecChain;
-    use zarrs::array::codec::api::{BytesRepresentation, BytesToBytesCodecTraits};
-    use zarrs::storage::byte_range::ByteRange;
-
     use super::*;
 
     #[test]
@@ -347,76 +340,6 @@ mod tests {
         assert_eq!(blosc("lz4", 0, 4096, 2), 4096);
         let gzip = r#"{"name": "gzip", "configuration": {"level": 1}}"#;
         assert_eq!(block_size(&serde_json::from_str(gzip).unwrap(), 2), L1);
-    }
-
-    #[test]
-    #[cfg_attr(miri, ignore = "Blosc is C code, which Miri does not run")]
-    fn fronts_give_the_blocks_they_hold_and_the_rest_completes_them() {
-        // 100,000 two-byte elements, the first half compressing to almost nothing.
-        let value = |i: u32| {
-            u16::try_from(if i < 50_000 {
-                7
-            } else {
-                (i * 7919 + i / 3) % 65_521
-            })
-        };
-        let decoded: Vec<u8> = (0..100_000)
-            .flat_map(|i| value(i).unwrap().to_le_bytes())
-            .collect();
-        let metadata: Vec<MetadataV3> = serde_json::from_str(
-            r#"[{"name": "bytes", "configuration": {"endian": "little"}},
-               {"name": "blosc", "configuration": {"cname": "zstd", "clevel": 3,
-                 "shuffle": "shuffle", "typesize": 2, "blocksize": 8192}}]"#,
-        )
-        .unwrap();
-        let codecs = CodecChain::from_metadata(&metadata).unwrap();
-        let codec: &Arc<dyn BytesToBytesCodecTraits> = &codecs.bytes_to_bytes_codecs()[0];
-        let options = CodecOptions::default();
-        let stored = Bytes::from(
-            codec
-                .encode(Cow::Borrowed(&decoded), &options)
-                .unwrap()
-                .to_vec(),
-        );
-        let mut ways = Vec::new();
-        for (front, needed, element) in [
-            (stored.len() / 10, 0..4000, 2),
-            (200, 190_000..190_006, 2),
-            (100, 0..6, 3),
-        ] {
-            let (after, table) = after_front(
-                &stored.slice(..front),
-                stored.len(),
-                needed.clone(),
-                element,
-            )
-            .unwrap();
-            let (bytes, how) = match after {
-                AfterFront::Ready(bytes, how) => (bytes, how),
-                AfterFront::More(rest, more) => {
-                    assert!(rest.start >= front && rest.end <= stored.len(), "{rest:?}");
-                    more.complete(&stored[rest]).unwrap()
-                }
-            };
-            ways.push((how, table.is_some()));
-            // Blosc decodes the bytes needed from what the read has.
-            let length = BytesRepresentation::FixedSize(decoded.len() as u64);
-            let partial = Arc::clone(codec)
-                .partial_decoder(Arc::new(bytes.to_vec()), &length, &options)
-                .unwrap();
-            let range = ByteRange::FromStart(needed.start as u64, Some(needed.len() as u64));
-            let part = partial.partial_decode(range, &options).unwrap().unwrap();
-            assert_eq!(&part[..], &decoded[needed.clone()], "{needed:?}");
-        }
-        // In the front; beyond it; elements of 3 bytes, which Blosc's of 2 do not start: whole.
-        assert_eq!(
-            ways,
-            [
-                (Stored::Blocks, true),
-                (Stored::Blocks, true),
-                (Stored::Whole, false)
-            ]
-        );
     }
 
     #[test]

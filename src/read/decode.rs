@@ -15,27 +15,15 @@ use zarrs::storage::byte_range::{ByteRange, ByteRangeIterator, InvalidByteRangeE
 use zarrs::storage::{Bytes, StorageError};
 
 use super::Fallback;
-use super::blosc;
+use super::blosc::{self, BlockTable, Rest};
 use super::layout::Layout;
-use super::output::ChunkWork;
+use super::output::{ChunkWork, Stored};
+use super::shard::Kept;
 use crate::kernel::driver::{MIN_ELEMENTS_PER_TASK, Output};
 use crate::parallel;
 
 /// The fewest bytes a thread decompresses on its own.
 const MIN_BYTES_PER_TASK: usize = 256 << 10;
-
-/// What the stored bytes fetched for a chunk hold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Stored {
-    /// The whole stored chunk.
-    Whole,
-    /// The Blosc blocks holding the pieces' elements, in a buffer the size of the stored chunk
-    /// ([`blosc::BlockTable::sparse`]).
-    Blocks,
-    /// The stored elements from this one (of the chunk, in C order) to the last the pieces
-    /// need, of a chunk stored by the `bytes` codec alone.
-    Elements(usize),
-}
 
 /// Whether `len` elements of a chunk of `elements` are few enough to be decoded without the rest
 /// (at most half of them: decoding a part costs more per element than decoding the whole).
@@ -51,6 +39,86 @@ pub(super) fn elements_part(size: usize, elements: u64, span: &Range<usize>) -> 
     (start.checked_add(len)? <= elements && len < elements)
         .then(|| Some((start.checked_mul(size)?, len.checked_mul(size)?)))
         .flatten()
+}
+
+/// What the bytes fetched for a chunk are.
+pub(super) enum Part {
+    /// What [`Stored`] says.
+    Stored(Stored),
+    /// The blocks `within` the chunk's stored bytes, by a kept block table.
+    Blocks(Arc<BlockTable>, Range<usize>),
+    /// The front of a Blosc chunk of this many stored bytes at this offset of its shard, whose
+    /// block table the reader does not know; the decompressed bytes the read needs.
+    Front(usize, u64, Range<usize>),
+    /// The rest the front lacked.
+    Rest(Rest),
+}
+
+/// Where a chunk stored by the `bytes` codec alone is read in part: the range of the stored
+/// elements from the first to the last its pieces need (of a shard whose inner chunk is `at` this
+/// offset and size), and the first one's position in the chunk.
+pub(super) fn stored_part(
+    layout: &Layout,
+    work: &ChunkWork<'_>,
+    at: Option<(u64, u64)>,
+) -> Option<(ByteRange, usize)> {
+    let (size, elements) = (layout.stored.fixed_size()?, work.chunk.num_elements());
+    let whole = elements.checked_mul(size as u64);
+    if layout.compressed() || at.is_some_and(|(_, len)| whole != Some(len)) {
+        return None;
+    }
+    let span = work.span(layout.kernel.sizes().1);
+    let (start, len) = elements_part(size, elements, &span)?;
+    let offset = at.map_or(0, |(offset, _)| offset);
+    Some((ByteRange::FromStart(offset + start, Some(len)), span.start))
+}
+
+/// The range of its shard a read of the inner chunk of `work`, `at` this offset and size, fetches
+/// (its first byte and length), and what it gets: the stored elements it needs of an uncompressed
+/// chunk; of a chunk Blosc alone compresses, where the read needs few enough of its elements, the
+/// blocks holding them where the reader kept the chunk's block table, else the chunk's front;
+/// else the whole chunk.
+pub(super) fn chunk_range(
+    layout: &Layout,
+    kept: Option<&Kept>,
+    shard: &[u64],
+    work: &ChunkWork<'_>,
+    (offset, size): (u64, u64),
+) -> (u64, u64, Part) {
+    let whole = (offset, size, Part::Stored(Stored::Whole));
+    if let Some((ByteRange::FromStart(start, Some(len)), first)) =
+        stored_part(layout, work, Some((offset, size)))
+    {
+        return (start, len, Part::Stored(Stored::Elements(first)));
+    }
+    let (elements, span) = (
+        work.chunk.num_elements(),
+        work.span(layout.kernel.sizes().1),
+    );
+    let (Some((element, block)), Ok(stored)) = (layout.blocks, usize::try_from(size)) else {
+        return whole;
+    };
+    if !worth_a_part(span.len(), elements) {
+        return whole;
+    }
+    let needed = span.start * element..span.end * element;
+    let sharding = layout.shards.as_ref().expect("a sharded array");
+    let table = kept.and_then(|kept| kept.table(shard, sharding.position(&work.indices)));
+    let decoded = elements.saturating_mul(element as u64);
+    match table.filter(|table| table.stored_size() == stored) {
+        Some(table) => match table.blocks(needed, element) {
+            Some(w) => (
+                offset + w.start as u64,
+                w.len() as u64,
+                Part::Blocks(table, w),
+            ),
+            None => whole,
+        },
+        None => match blosc::front(size, decoded, needed.end as u64, block) {
+            Some(front) => (offset, front, Part::Front(stored, offset, needed)),
+            None => whole,
+        },
+    }
 }
 
 /// Decodes `encoded`, the stored bytes of the chunk of `work` (`stored` says which), into its

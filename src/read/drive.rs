@@ -1,34 +1,79 @@
 //! The drivers of a read's rounds ([`super::plan`]): each round's requests all at once, the
-//! synchronous one on threads, the asynchronous one as concurrent futures; each answer decoded on
-//! rayon's threads as it comes in; then the chunks zarrs must read, each read once.
+//! synchronous one on threads, the asynchronous one as concurrent futures, each answer decoded on
+//! rayon's threads as it comes in; then the chunks zarrs must read; and what the read did.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
-use std::time::{Duration, Instant};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 
-use zarrs::array::{Array, ArrayBytes, ArrayError, ArrayIndices, ArraySubset, CodecOptions};
+use unsafe_cell_slice::UnsafeCellSlice;
+use zarrs::array::{
+    Array, ArrayBytes, ArrayBytesDecodeIntoTarget, ArrayBytesFixedDisjointView, ArrayError,
+    ArraySubset, CodecOptions,
+};
 use zarrs::storage::{ReadableStorage, ReadableStorageTraits, StorageHandle};
 
-use super::layout::Layout;
+use super::layout::{Layout, Unfused};
 use super::output::ChunkWork;
 use super::plan::{self, Context, Fetch, Outcome};
-use super::{Fallback, FusedReader, ReadReport};
+use super::{FusedReader, element_count};
 use crate::kernel::driver::Output;
 use crate::parallel;
-
-/// Requests a synchronous read from a store across a network keeps in flight, where a round has
-/// that many (more where the read has more threads): those past the read's threads are sent by
-/// threads of their own.
-const IN_FLIGHT: usize = 16;
-
-/// A request that takes this long or more shows a store across a network (an object store, an
-/// HTTP server): the rest of the read's requests are sent [`IN_FLIGHT`] at a time.
-const SLOW: Duration = Duration::from_millis(5);
+use zarrs::array::{ArraySubsetTraits, Element};
 
 /// Requests an asynchronous read keeps in flight.
 #[cfg(feature = "async")]
 const ASYNC_IN_FLIGHT: usize = 64;
+
+/// What a read did: the chunks it decoded on the fused path, filled with the fill value or read
+/// through zarrs (and why), and the requests it made of the store.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReadReport {
+    /// Chunks (of a sharded array, inner chunks) decoded on the fused path.
+    pub decoded: usize,
+    /// Chunks (inner chunks) never written, whose elements are the fill value.
+    pub filled: usize,
+    /// Chunks (inner chunks) read through zarrs, by reason; where the whole read went through
+    /// zarrs, its reason and the chunks (shards) of the array's grid it touches.
+    pub through_zarrs: Vec<(Fallback, usize)>,
+    /// Requests the fused path made of the store (zarrs' own not counted).
+    pub requests: usize,
+    /// The rounds those requests went in: the requests of a round are in flight at once, so a
+    /// read from an object store takes about this many round trips.
+    pub rounds: usize,
+}
+
+/// Why a read, or a chunk of it, went through zarrs.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Fallback {
+    /// The whole read: the codec chain is not one the reader fuses.
+    Unfused(Unfused),
+    /// The whole read: it covers whole chunks of rows shorter than 128 elements in at least
+    /// 16,384 runs, which zarrs' own read writes for less.
+    ShortRuns,
+    /// The whole read: the subset has no elements, and zarrs answers it without a request.
+    EmptySubset,
+    /// A request the store answered with an error: zarrs reads the chunks it was for, and
+    /// reports what the store answers it.
+    Store,
+    /// A shard whose index does not decode: zarrs reads it and reports what it finds.
+    ShardIndex,
+    /// An inner chunk whose index entry lies outside its shard.
+    ChunkEntry,
+    /// A chunk whose stored bytes do not decode, or not to its size.
+    StoredBytes,
+    /// A chunk holding an element that does not decode: zarrs reads it, to report the element as
+    /// zarrs reports it.
+    Element,
+    /// Inner chunks a shard does not hold, whose fill value does not decode through the codecs
+    /// outside the sharding codec.
+    MissingFill,
+}
+
+/// What zarrs reads: regions of the array, and the chunks (inner chunks) each fills.
+type ZarrsReads<'o> = Vec<(ArraySubset, Vec<ChunkWork<'o>>)>;
 
 /// A read's rounds: what comes next, and what it did.
 struct Rounds<'o> {
@@ -37,73 +82,51 @@ struct Rounds<'o> {
     zarrs: Vec<(ChunkWork<'o>, Fallback)>,
 }
 
-/// The chunks zarrs reads: each chunk of the array's grid (a shard), the region of it zarrs reads
-/// (its overlap with the read) and within it where that is not the whole chunk, and the works it
-/// fills.
-type ZarrsReads<'o> = Vec<(
-    ArrayIndices,
-    ArraySubset,
-    Option<ArraySubset>,
-    Vec<ChunkWork<'o>>,
-)>;
-
 impl<'o> Rounds<'o> {
     /// The next round's requests, with how many answers to read at once and the options of each;
     /// none where the read is done.
-    fn next(
-        &mut self,
-        sharded: bool,
-        options: &CodecOptions,
-    ) -> Option<(Vec<Fetch<'o>>, usize, CodecOptions)> {
+    fn next(&mut self, options: &CodecOptions) -> Option<(Vec<Fetch<'o>>, usize, CodecOptions)> {
         let outcome = &mut self.outcome;
         self.report.decoded += std::mem::take(&mut outcome.decoded);
         self.report.filled += std::mem::take(&mut outcome.filled);
         self.zarrs.append(&mut outcome.zarrs);
-        // Only a shard's inner chunks are ranges of one value.
-        let next = std::mem::take(&mut outcome.next);
-        let round = if sharded { plan::coalesce(next) } else { next };
-        if round.is_empty() {
-            return None;
-        }
-        (self.report.rounds, self.report.requests) =
-            (self.report.rounds + 1, self.report.requests + round.len());
+        let round = std::mem::take(&mut outcome.next);
+        (self.report.rounds, self.report.requests) = (
+            self.report.rounds + usize::from(!round.is_empty()),
+            self.report.requests + round.len(),
+        );
         let (limit, inner) = parallel::concurrency(round.len(), options);
-        Some((round, limit, inner))
+        (!round.is_empty()).then_some((round, limit, inner))
     }
 
-    /// What the read did, and what zarrs must read of `array` for it: the chunks of its grid
-    /// holding the works left to zarrs, counted by their reasons.
-    fn finish<TStorage: ?Sized>(
+    /// What the read did, and what zarrs reads of `array` for it: the region each chunk (shard)
+    /// of the array's grid shares with `subset`, as zarrs' own read of the subset reads it (and
+    /// fails where it fails), for the chunks (inner chunks) left to it.
+    fn finish<T: ?Sized>(
         self,
-        array: &Array<TStorage>,
+        array: &Array<T>,
         layout: &Layout,
         subset: &ArraySubset,
     ) -> Result<(ReadReport, ZarrsReads<'o>), ArrayError> {
-        let mut report = self.report;
-        let (mut chunks, mut reasons) = (BTreeMap::<_, Vec<_>>::new(), BTreeMap::new());
+        let (mut report, mut reasons, mut chunks) = (self.report, BTreeMap::new(), BTreeMap::new());
         for (work, reason) in self.zarrs {
             *reasons.entry(reason).or_default() += 1;
-            let chunk = match &layout.shards {
-                Some(sharding) => sharding.shard_of(&work.indices),
-                None => work.indices.clone(),
-            };
-            chunks.entry(chunk).or_default().push(work);
+            let chunk = layout
+                .shards
+                .as_ref()
+                .map_or_else(|| work.indices.clone(), |s| s.shard_of(&work.indices));
+            chunks.entry(chunk).or_insert_with(Vec::new).push(work);
         }
         report.through_zarrs.extend(reasons);
-        let reads = chunks.into_iter().map(|(chunk, works)| {
-            let whole = array.chunk_subset(&chunk)?;
-            let region = whole.overlap(subset)?;
-            let within = (region != whole)
-                .then(|| region.relative_to(whole.start()))
-                .transpose()?;
-            Ok((chunk, region, within, works))
-        });
-        Ok((report, reads.collect::<Result<_, ArrayError>>()?))
+        let regions = chunks
+            .into_iter()
+            .map(|(chunk, works)| Ok((array.chunk_subset(&chunk)?.overlap(subset)?, works)));
+        Ok((report, regions.collect::<Result<_, ArrayError>>()?))
     }
 }
 
 impl<TStorage: ?Sized> FusedReader<'_, TStorage> {
-    /// The first round of a read of `subset` into `output`, and what answers are read with.
+    /// The first round of a read of `subset` into `output`.
     fn rounds<'o>(
         &self,
         layout: &Layout,
@@ -116,6 +139,53 @@ impl<TStorage: ?Sized> FusedReader<'_, TStorage> {
             outcome,
             report: ReadReport::default(),
             zarrs: Vec::new(),
+        })
+    }
+
+    /// The subset of a read, checked against the element type `T`, the output's length and the
+    /// array; and the fused layout where it reads the subset itself, else why zarrs reads it.
+    pub(super) fn route<T: Element>(
+        &self,
+        subset: &dyn ArraySubsetTraits,
+        len: usize,
+    ) -> Result<(ArraySubset, Result<&Layout, Fallback>), ArrayError> {
+        T::validate_data_type(self.array.data_type())?;
+        let subset = subset.to_array_subset();
+        if subset.dimensionality() != self.array.dimensionality() {
+            return Err(ArrayError::InvalidArraySubset(
+                subset,
+                self.array.shape().to_vec(),
+            ));
+        }
+        let elements = element_count(&subset)?;
+        if len != elements {
+            return Err(ArrayError::InvalidDataShape(vec![len], vec![elements]));
+        }
+        let route = match &self.layout {
+            _ if elements == 0 => Err(Fallback::EmptySubset),
+            Err(unfused) => Err(Fallback::Unfused(unfused.clone())),
+            Ok(layout) if layout.short_runs(self.array.shape(), &subset) => {
+                Err(Fallback::ShortRuns)
+            }
+            Ok(layout) => Ok(layout),
+        };
+        Ok((subset, route))
+    }
+
+    /// The report of a read that went through zarrs as a whole, for `reason`.
+    pub(super) fn through_zarrs(
+        &self,
+        subset: &ArraySubset,
+        reason: Fallback,
+    ) -> Result<ReadReport, ArrayError> {
+        let chunks = match reason {
+            Fallback::EmptySubset => None,
+            _ => self.array.chunks_in_array_subset(subset)?,
+        };
+        let chunks = chunks.map_or(0, |chunks| chunks.num_elements_usize());
+        Ok(ReadReport {
+            through_zarrs: vec![(reason, chunks)],
+            ..ReadReport::default()
         })
     }
 
@@ -140,7 +210,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         output: Output<'_>,
         options: &CodecOptions,
     ) -> Result<ReadReport, ArrayError> {
-        let array = self.array;
+        let array: &Array<TStorage> = self.array;
         let handle = Arc::new(StorageHandle::new(array.storage()));
         let storage: ReadableStorage = array
             .storage_transformers()
@@ -149,24 +219,21 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
             self.rounds(layout, subset, output, options)?,
             AtomicBool::new(false),
         );
-        while let Some((round, limit, inner)) = rounds.next(layout.shards.is_some(), options) {
+        while let Some((round, limit, inner)) = rounds.next(options) {
             let (context, next) = (self.context(layout, &inner), Mutex::new(Outcome::default()));
             let fetch = |fetch: &Fetch<'_>| match fetch.range {
                 None => storage.get(&fetch.key),
                 Some(range) => storage.get_partial(&fetch.key, range),
             };
-            in_flight(round, limit, &slow, fetch, |fetch, answer| {
+            parallel::in_flight(round, limit, &slow, fetch, |fetch, answer| {
                 let outcome = fetch.answer(answer, &context);
                 next.lock().expect("no answer panicked").merge(outcome);
             });
             rounds.outcome = next.into_inner().expect("no answer panicked");
         }
         let (report, reads) = rounds.finish(array, layout, subset)?;
-        for (chunk, region, within, mut works) in reads {
-            let bytes: ArrayBytes<'static> = match within {
-                None => array.retrieve_chunk_opt(&chunk, options)?,
-                Some(within) => array.retrieve_chunk_subset_opt(&chunk, &within, options)?,
-            };
+        for (region, mut works) in reads {
+            let bytes: ArrayBytes<'_> = array.retrieve_array_subset_opt(&region, options)?;
             let bytes = bytes.into_fixed()?;
             for work in &mut works {
                 work.copy_from_region(&region, &bytes);
@@ -174,76 +241,26 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         }
         Ok(report)
     }
-}
 
-/// Fetches every item with `fetch` and hands each answer to `answer`, up to `workers` items at
-/// once on rayon's threads; once a fetch of the read took [`SLOW`] or more (`slow`), up to
-/// [`IN_FLIGHT`] items are fetched at once altogether, the others by threads of their own, whose
-/// answers rayon's threads take as they come.
-fn in_flight<T: Send, A: Send>(
-    items: Vec<T>,
-    workers: usize,
-    slow: &AtomicBool,
-    fetch: impl Fn(&T) -> A + Sync,
-    answer: impl Fn(T, A) + Sync,
-) {
-    let workers = workers.clamp(1, items.len().max(1));
-    let helpers = IN_FLIGHT.saturating_sub(workers).min(items.len() - workers);
-    let timed = |item: T| {
-        let start = Instant::now();
-        let answered = fetch(&item);
-        if start.elapsed() >= SLOW {
-            slow.store(true, Ordering::Relaxed);
+    /// Reads `subset` into `output` through zarrs' own read.
+    pub(super) fn read_unfused(
+        &self,
+        subset: &ArraySubset,
+        output: &mut [u8],
+        options: &CodecOptions,
+    ) -> Result<(), ArrayError> {
+        if output.is_empty() {
+            // zarrs answers an empty subset (or its error) without a request.
+            let _: ArrayBytes<'_> = self.array.retrieve_array_subset_opt(subset, options)?;
+            return Ok(());
         }
-        (item, answered)
-    };
-    let queue = Mutex::new(items.into_iter());
-    let take = || queue.lock().ok()?.next();
-    if helpers == 0 {
-        let work = |_| {
-            while let Some((item, answered)) = take().map(timed) {
-                answer(item, answered);
-            }
-        };
-        parallel::map_limited((0..workers).collect(), workers, work);
-        return;
+        let mut view = view_of(subset, output)?;
+        self.array.retrieve_array_subset_into_opt(
+            subset,
+            ArrayBytesDecodeIntoTarget::Fixed(&mut view),
+            options,
+        )
     }
-    let (send, receive) = mpsc::sync_channel::<(T, A)>(helpers);
-    let (send, receive) = (Mutex::new(Some(send)), Mutex::new(receive));
-    std::thread::scope(|scope| {
-        // The helpers, the first time a worker sees the read is slow.
-        let started = || {
-            let Some(send) = send.lock().ok()?.take() else {
-                return Some(true);
-            };
-            for _ in 0..helpers {
-                let send = send.clone();
-                scope.spawn(move || {
-                    while let Some(item) = take() {
-                        if send.send(timed(item)).is_err() {
-                            break;
-                        }
-                    }
-                });
-            }
-            Some(true)
-        };
-        // Each worker: what the helpers fetched first, then an item of its own, then, once the
-        // items are all taken, what the helpers still bring.
-        let work = |_| loop {
-            let helping = slow.load(Ordering::Relaxed) && started().is_some();
-            let next = receive.lock().ok().and_then(|r| r.try_recv().ok());
-            let next = next.or_else(|| take().map(timed));
-            let next = match next {
-                Some(next) => Some(next),
-                None if helping => receive.lock().ok().and_then(|r| r.recv().ok()),
-                None => None,
-            };
-            let Some((item, answered)) = next else { break };
-            answer(item, answered);
-        };
-        parallel::map_limited((0..workers).collect(), workers, work);
-    });
 }
 
 #[cfg(feature = "async")]
@@ -251,9 +268,9 @@ mod asynchronous {
     use futures::StreamExt;
     use zarrs::storage::{AsyncReadableStorage, AsyncReadableStorageTraits};
 
-    use super::{ASYNC_IN_FLIGHT, Arc, ArrayBytes, ArrayError, ArraySubset, CodecOptions};
-    use super::{Context, Fetch, FusedReader, Layout, Outcome, Output, ReadReport};
-    use super::{StorageHandle, parallel};
+    use super::{ASYNC_IN_FLIGHT, Arc, ArrayError, ArraySubset, CodecOptions, Context, Fetch};
+    use super::{ArrayBytes, ArrayBytesDecodeIntoTarget, parallel, view_of};
+    use super::{FusedReader, Layout, Outcome, Output, ReadReport, StorageHandle};
 
     impl<TStorage: ?Sized + AsyncReadableStorageTraits + 'static> FusedReader<'_, TStorage> {
         /// [`FusedReader::read_fused`] from an asynchronous store.
@@ -271,26 +288,41 @@ mod asynchronous {
                 .create_async_readable_transformer(handle)
                 .await?;
             let mut rounds = self.rounds(layout, subset, output, options)?;
-            while let Some((round, limit, inner)) = rounds.next(layout.shards.is_some(), options) {
+            while let Some((round, limit, inner)) = rounds.next(options) {
                 let context = self.context(layout, &inner);
                 rounds.outcome = in_flight(round, limit, &storage, &context).await;
             }
             let (report, reads) = rounds.finish(array, layout, subset)?;
-            for (chunk, region, within, mut works) in reads {
-                let bytes: ArrayBytes<'static> = match within {
-                    None => array.async_retrieve_chunk_opt(&chunk, options).await?,
-                    Some(within) => {
-                        array
-                            .async_retrieve_chunk_subset_opt(&chunk, &within, options)
-                            .await?
-                    }
-                };
+            for (region, mut works) in reads {
+                let read = array.async_retrieve_array_subset_opt(&region, options);
+                let bytes: ArrayBytes<'_> = read.await?;
                 let bytes = bytes.into_fixed()?;
                 for work in &mut works {
                     work.copy_from_region(&region, &bytes);
                 }
             }
             Ok(report)
+        }
+
+        /// Reads `subset` into `output` through zarrs' own asynchronous read.
+        pub(in crate::read) async fn async_read_unfused(
+            &self,
+            subset: &ArraySubset,
+            output: &mut [u8],
+            options: &CodecOptions,
+        ) -> Result<(), ArrayError> {
+            if output.is_empty() {
+                let _: ArrayBytes<'_> = self
+                    .array
+                    .async_retrieve_array_subset_opt(subset, options)
+                    .await?;
+                return Ok(());
+            }
+            let mut view = view_of(subset, output)?;
+            let target = ArrayBytesDecodeIntoTarget::Fixed(&mut view);
+            self.array
+                .async_retrieve_array_subset_into_opt(subset, target, options)
+                .await
         }
     }
 
@@ -321,11 +353,31 @@ mod asynchronous {
             {
                 batch.push(answer);
             }
-            let answers = parallel::map_limited(batch, limit, |(f, a)| f.answer(a, context));
-            for one in answers {
+            for one in parallel::map_limited(batch, limit, |(f, a)| f.answer(a, context)) {
                 outcome.merge(one);
             }
         }
         outcome
     }
+}
+
+/// `output`, the elements of `subset` in C order, as a target of zarrs' reads into a buffer.
+pub(super) fn view_of<'a>(
+    subset: &'a ArraySubset,
+    output: &'a mut [u8],
+) -> Result<ArrayBytesFixedDisjointView<'a>, ArrayError> {
+    let size = output.len() / element_count(subset)?.max(1);
+    let cells = UnsafeCellSlice::new(output);
+    let shape = subset.shape();
+    // SAFETY: the view is the only one of `output`, which it covers exactly (the subset's
+    // elements of `size` bytes) and which it borrows for its whole life.
+    let view = unsafe {
+        ArrayBytesFixedDisjointView::new(
+            cells,
+            size,
+            shape,
+            ArraySubset::new_with_shape(shape.to_vec()),
+        )
+    }?;
+    Ok(view)
 }

@@ -13,11 +13,26 @@ use zarrs_metadata_ext::codec::sharding::{
     ShardingCodecConfiguration, ShardingCodecConfigurationV1,
 };
 
-use super::Unfused;
 use super::blosc;
 use super::shard::Sharding;
 use crate::kernel::{Chain, Kernel, driver};
 use crate::{CastValueCodec, ScaleOffsetCodec};
+
+/// Why a reader does not fuse an array's codec chain.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Unfused {
+    /// The chain has neither of the crate's codecs.
+    NothingToFuse,
+    /// An array-to-array codec of zarrs or of another crate (its name), such as `transpose`.
+    OtherCodec(String),
+    /// Chunks stored otherwise than by `bytes` and bytes-to-bytes codecs, themselves or as the
+    /// inner chunks of one `sharding_indexed` codec on a regular grid: what is in the way.
+    Layout(String),
+    /// One of the crate's codecs refuses the data type or fill value it is given: zarrs reads,
+    /// and reports the error.
+    Refused,
+}
 
 /// How the stored chunks of an array are read and decoded.
 pub(super) struct Layout {

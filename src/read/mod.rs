@@ -17,17 +17,14 @@ mod output;
 mod plan;
 mod shard;
 
-use unsafe_cell_slice::UnsafeCellSlice;
-use zarrs::array::{
-    Array, ArrayBytes, ArrayBytesDecodeIntoTarget, ArrayBytesFixedDisjointView, ArrayError,
-    ArraySubset, ArraySubsetTraits, CodecOptions, Element,
-};
+use zarrs::array::{Array, ArrayError, ArraySubsetTraits, CodecOptions, Element, ElementOwned};
 use zarrs::storage::ReadableStorageTraits;
 
 use crate::kernel::buffer;
 use crate::kernel::driver::Output;
+pub use drive::{Fallback, ReadReport};
 use layout::Layout;
-pub use output::FromFusedRead;
+pub use layout::Unfused;
 use shard::Kept;
 
 /// Reads array subsets into a caller's buffer, fusing the decode of `scale_offset` and
@@ -68,75 +65,12 @@ pub struct FusedReader<'a, TStorage: ?Sized> {
     kept: Option<Kept>,
 }
 
-/// What a read did: the chunks it decoded on the fused path, filled with the fill value or read
-/// through zarrs (and why), and the requests it made of the store.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ReadReport {
-    /// Chunks (of a sharded array, inner chunks) decoded on the fused path.
-    pub decoded: usize,
-    /// Chunks (inner chunks) never written, whose elements are the fill value.
-    pub filled: usize,
-    /// Chunks (inner chunks) read through zarrs, by reason; where the whole read went through
-    /// zarrs, its reason and the chunks (shards) of the array's grid it touches.
-    pub through_zarrs: Vec<(Fallback, usize)>,
-    /// Requests the fused path made of the store (zarrs' own not counted).
-    pub requests: usize,
-    /// The rounds those requests went in: the requests of a round are in flight at once, so a
-    /// read from an object store takes about this many round trips.
-    pub rounds: usize,
-}
-
-/// Why a read, or a chunk of it, went through zarrs.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub enum Fallback {
-    /// The whole read: the codec chain is not one the reader fuses.
-    Unfused(Unfused),
-    /// The whole read: it covers whole chunks of rows shorter than 128 elements in at least
-    /// 16,384 runs, which zarrs' own read writes for less.
-    ShortRuns,
-    /// The whole read: the subset has no elements, and zarrs answers it without a request.
-    EmptySubset,
-    /// A request the store answered with an error: zarrs reads the chunks it was for, and
-    /// reports what the store answers it.
-    Store,
-    /// A shard whose index does not decode: zarrs reads it and reports what it finds.
-    ShardIndex,
-    /// An inner chunk whose index entry lies outside its shard.
-    ChunkEntry,
-    /// A chunk whose stored bytes do not decode, or not to its size.
-    StoredBytes,
-    /// A chunk holding an element that does not decode: zarrs reads it, to report the element as
-    /// zarrs reports it.
-    Element,
-    /// Inner chunks a shard does not hold, whose fill value does not decode through the codecs
-    /// outside the sharding codec.
-    MissingFill,
-}
-
-/// Why a reader does not fuse an array's codec chain.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub enum Unfused {
-    /// The chain has neither of the crate's codecs.
-    NothingToFuse,
-    /// An array-to-array codec of zarrs or of another crate (its name), such as `transpose`.
-    OtherCodec(String),
-    /// Chunks stored otherwise than by `bytes` and bytes-to-bytes codecs, themselves or as the
-    /// inner chunks of one `sharding_indexed` codec on a regular grid: what is in the way.
-    Layout(String),
-    /// One of the crate's codecs refuses the data type or fill value it is given: zarrs reads,
-    /// and reports the error.
-    Refused,
-}
-
 /// The bytes [`FusedReader::with_shard_index_cache`] keeps at most.
 const KEPT_BYTES: usize = 64 << 20;
 
 impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
-    /// A reader of `array` (of any store, synchronous or, with the `async` feature,
-    /// asynchronous), fused where its codec chain allows.
+    /// A reader of `array` (of a synchronous store or, with the `async` feature, an
+    /// asynchronous one), fused where its codec chain allows.
     #[must_use]
     pub fn new(array: &'a Array<TStorage>) -> Self {
         Self {
@@ -184,63 +118,12 @@ impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
     pub fn unfused(&self) -> Option<&Unfused> {
         self.layout.as_ref().err()
     }
-
-    /// The subset of a read, checked against the element type `T`, the output's length and the
-    /// array; and the fused layout where it reads the subset itself, else why zarrs reads it.
-    fn route<T: Element>(
-        &self,
-        subset: &dyn ArraySubsetTraits,
-        len: usize,
-    ) -> Result<(ArraySubset, Result<&Layout, Fallback>), ArrayError> {
-        T::validate_data_type(self.array.data_type())?;
-        let subset = subset.to_array_subset();
-        if subset.dimensionality() != self.array.dimensionality() {
-            return Err(ArrayError::InvalidArraySubset(
-                subset,
-                self.array.shape().to_vec(),
-            ));
-        }
-        let elements = element_count(&subset)?;
-        if len != elements {
-            return Err(ArrayError::InvalidDataShape(vec![len], vec![elements]));
-        }
-        let route = match &self.layout {
-            _ if elements == 0 => Err(Fallback::EmptySubset),
-            Err(unfused) => Err(Fallback::Unfused(unfused.clone())),
-            Ok(layout) if layout.short_runs(self.array.shape(), &subset) => {
-                Err(Fallback::ShortRuns)
-            }
-            Ok(layout) => Ok(layout),
-        };
-        Ok((subset, route))
-    }
-
-    /// The report of a read that went through zarrs as a whole, for `reason`.
-    fn through_zarrs(
-        &self,
-        subset: &ArraySubset,
-        reason: Fallback,
-    ) -> Result<ReadReport, ArrayError> {
-        let chunks = self
-            .array
-            .chunks_in_array_subset(subset)?
-            .map_or(0, |chunks| chunks.num_elements_usize());
-        let chunks = if reason == Fallback::EmptySubset {
-            0
-        } else {
-            chunks
-        };
-        Ok(ReadReport {
-            through_zarrs: vec![(reason, chunks)],
-            ..ReadReport::default()
-        })
-    }
 }
 
 impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorage> {
     /// Reads `subset` of the array into `output` (C order), with default codec options.
     ///
-    /// Takes what zarrs' reads take: any array subset (`&[0..512, 0..512]`, an [`ArraySubset`]),
+    /// Takes what zarrs' reads take: any array subset (`&[0..512, 0..512]`, an [`ArraySubset`](zarrs::array::ArraySubset)),
     /// also one reaching beyond the array, whose elements there are the fill value.
     ///
     /// # Errors
@@ -257,9 +140,9 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
             .map(drop)
     }
 
-    /// Reads `subset` of the array into `output` (C order), with `options`: as many chunks are
-    /// read and decoded at once, on rayon threads, as their concurrent target allows, and where
-    /// there are fewer chunks than that, the work inside each is split too.
+    /// [`Self::retrieve_array_subset_into`] with `options`: as many chunks at once on rayon
+    /// threads as their concurrent target allows, the work inside each split where there are
+    /// fewer.
     ///
     /// # Errors
     /// As [`Self::retrieve_array_subset_into`].
@@ -272,8 +155,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         self.read_into(subset, output, options).map(drop)
     }
 
-    /// [`Self::retrieve_array_subset_into_opt`], and what the read did: a synchronous read keeps
-    /// at least 16 requests in flight where it has them.
+    /// [`Self::retrieve_array_subset_into_opt`], and what the read did.
     ///
     /// # Errors
     /// As [`Self::retrieve_array_subset_into`].
@@ -333,26 +215,6 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         }
         O::from_elements(values, subset.shape())
     }
-
-    /// Reads `subset` into `output` through zarrs' own read.
-    fn read_unfused(
-        &self,
-        subset: &ArraySubset,
-        output: &mut [u8],
-        options: &CodecOptions,
-    ) -> Result<(), ArrayError> {
-        if output.is_empty() {
-            // zarrs answers an empty subset (or its error) without a request.
-            let _: ArrayBytes<'_> = self.array.retrieve_array_subset_opt(subset, options)?;
-            return Ok(());
-        }
-        let mut view = view_of(subset, output)?;
-        self.array.retrieve_array_subset_into_opt(
-            subset,
-            ArrayBytesDecodeIntoTarget::Fixed(&mut view),
-            options,
-        )
-    }
 }
 
 #[cfg(feature = "async")]
@@ -388,8 +250,7 @@ impl<TStorage: ?Sized + zarrs::storage::AsyncReadableStorageTraits + 'static>
             .map(drop)
     }
 
-    /// [`Self::read_into`] from an asynchronous store: up to 64 requests in flight at once, the
-    /// chunks decoded on rayon threads as their bytes come in.
+    /// [`Self::read_into`] from an asynchronous store.
     ///
     /// # Errors
     /// As [`Self::retrieve_array_subset_into`].
@@ -425,7 +286,8 @@ impl<TStorage: ?Sized + zarrs::storage::AsyncReadableStorageTraits + 'static>
             .await
     }
 
-    /// [`Self::retrieve_array_subset_opt`] from an asynchronous store.
+    /// [`Self::retrieve_array_subset_opt`] from an asynchronous store (the output zeroed first:
+    /// a network, not the memory, bounds such a read).
     ///
     /// # Errors
     /// As [`Self::retrieve_array_subset_into`].
@@ -434,68 +296,73 @@ impl<TStorage: ?Sized + zarrs::storage::AsyncReadableStorageTraits + 'static>
         subset: &dyn ArraySubsetTraits,
         options: &CodecOptions,
     ) -> Result<O, ArrayError> {
-        let elements = element_count(subset)?;
-        let (subset, route) = self.route::<O::Element>(subset, elements)?;
-        let mut values = Vec::new();
-        if let Ok(layout) = route {
-            let room = Output::Uninit(buffer::room(&mut values, elements));
-            self.async_read_fused(layout, &subset, room, options)
-                .await?;
-            // SAFETY: as in `retrieve_array_subset_opt`: every byte of the room was written.
-            unsafe { values.set_len(elements) };
-        } else {
-            values = buffer::zeroed_for_read(elements, options.concurrent_target());
-            let bytes = bytemuck::cast_slice_mut(&mut values);
-            self.async_read_unfused(&subset, bytes, options).await?;
-        }
-        O::from_elements(values, subset.shape())
+        let mut values =
+            buffer::zeroed_for_read(element_count(subset)?, options.concurrent_target());
+        self.async_read_into(subset, &mut values, options).await?;
+        O::from_elements(values, subset.to_array_subset().shape())
     }
-
-    /// Reads `subset` into `output` through zarrs' own asynchronous read.
-    async fn async_read_unfused(
-        &self,
-        subset: &ArraySubset,
-        output: &mut [u8],
-        options: &CodecOptions,
-    ) -> Result<(), ArrayError> {
-        if output.is_empty() {
-            let _: ArrayBytes<'_> = self
-                .array
-                .async_retrieve_array_subset_opt(subset, options)
-                .await?;
-            return Ok(());
-        }
-        let mut view = view_of(subset, output)?;
-        let target = ArrayBytesDecodeIntoTarget::Fixed(&mut view);
-        self.array
-            .async_retrieve_array_subset_into_opt(subset, target, options)
-            .await
-    }
-}
-
-/// `output`, the elements of `subset` in C order, as a target of zarrs' reads into a buffer.
-fn view_of<'a>(
-    subset: &'a ArraySubset,
-    output: &'a mut [u8],
-) -> Result<ArrayBytesFixedDisjointView<'a>, ArrayError> {
-    let size = output.len() / element_count(subset)?.max(1);
-    let cells = UnsafeCellSlice::new(output);
-    let shape = subset.shape();
-    // SAFETY: the view is the only one of `output`, which it covers exactly (the subset's
-    // elements of `size` bytes) and which it borrows for its whole life.
-    let view = unsafe {
-        ArrayBytesFixedDisjointView::new(
-            cells,
-            size,
-            shape,
-            ArraySubset::new_with_shape(shape.to_vec()),
-        )
-    }?;
-    Ok(view)
 }
 
 /// The number of elements of `subset`.
-fn element_count(subset: &dyn ArraySubsetTraits) -> Result<usize, ArrayError> {
+pub(super) fn element_count(subset: &dyn ArraySubsetTraits) -> Result<usize, ArrayError> {
     usize::try_from(subset.num_elements())
         .map_err(|_| ArrayError::Other("the subset has too many elements".into()))
+}
+
+/// A type [`FusedReader::retrieve_array_subset`](FusedReader::retrieve_array_subset) can
+/// return: `Vec<T>` and, with the `ndarray` feature, `ndarray::Array<T, D>` (the element
+/// types of zarrs' typed reads, such as `f64` for a float64 array).
+pub trait FromFusedRead: Sized + private::Sealed {
+    /// The element type.
+    type Element: ElementOwned + bytemuck::Pod;
+
+    /// The result from the read's elements in C order and the subset's shape.
+    ///
+    /// # Errors
+    /// Returns an [`ArrayError`] if the shape does not fit the type.
+    fn from_elements(elements: Vec<Self::Element>, shape: &[u64]) -> Result<Self, ArrayError>;
+}
+
+mod private {
+    pub trait Sealed {}
+}
+
+impl<T: ElementOwned + bytemuck::Pod> private::Sealed for Vec<T> {}
+
+impl<T: ElementOwned + bytemuck::Pod> FromFusedRead for Vec<T> {
+    type Element = T;
+
+    fn from_elements(elements: Vec<T>, _shape: &[u64]) -> Result<Self, ArrayError> {
+        Ok(elements)
+    }
+}
+
+#[cfg(feature = "ndarray")]
+impl<T: ElementOwned + bytemuck::Pod, D: ndarray::Dimension> private::Sealed
+    for ndarray::Array<T, D>
+{
+}
+
+#[cfg(feature = "ndarray")]
+impl<T: ElementOwned + bytemuck::Pod, D: ndarray::Dimension> FromFusedRead
+    for ndarray::Array<T, D>
+{
+    type Element = T;
+
+    fn from_elements(elements: Vec<T>, shape: &[u64]) -> Result<Self, ArrayError> {
+        let shape = shape
+            .iter()
+            .map(|&d| usize::try_from(d))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| ArrayError::Other(format!("the shape {shape:?} does not fit a usize")))?;
+        ndarray::ArrayD::from_shape_vec(shape.clone(), elements)
+            .map_err(|error| ArrayError::Other(format!("shape {shape:?}: {error}")))?
+            .into_dimensionality::<D>()
+            .map_err(|error| {
+                ArrayError::Other(format!(
+                    "a read of shape {shape:?} as an array of {} dimensions: {error}",
+                    D::NDIM.map_or_else(|| "any number of".to_string(), |n| n.to_string())
+                ))
+            })
+    }
 }

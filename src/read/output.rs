@@ -1,11 +1,11 @@
-//! The output of a read cut into each chunk's runs, and what a read can return.
+//! The output of a read cut into each chunk's runs, and what fills them.
 //!
 //! The runs of all the chunks a read touches partition its output. They are cut from the output
 //! with `split_at_mut`, so that each chunk owns its pieces and the chunks can be filled on
 //! different threads without sharing anything.
 
 use zarrs::array::chunk_grid::api::ChunkGridTraits;
-use zarrs::array::{ArrayError, ArrayIndices, ArraySubset, ElementOwned};
+use zarrs::array::{ArrayError, ArrayIndices, ArraySubset};
 
 use crate::kernel::BLOCK;
 use crate::kernel::driver::Output;
@@ -24,6 +24,19 @@ pub(super) struct ChunkWork<'o> {
     /// The piece a fill on one thread starts at, going on to the last and then from the first
     /// ([`stagger`]).
     pub(super) start: usize,
+}
+
+/// What the stored bytes fetched for a chunk hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stored {
+    /// The whole stored chunk.
+    Whole,
+    /// The Blosc blocks holding the pieces' elements, in a buffer the size of the stored chunk
+    /// ([`BlockTable::sparse`](super::blosc::BlockTable::sparse)).
+    Blocks,
+    /// The stored elements from this one (of the chunk, in C order) to the last the pieces
+    /// need, of a chunk stored by the `bytes` codec alone.
+    Elements(usize),
 }
 
 impl<'o> ChunkWork<'o> {
@@ -62,31 +75,22 @@ impl<'o> ChunkWork<'o> {
     /// If `bytes` does not hold the region's elements.
     pub(super) fn copy_from_region(&mut self, region: &ArraySubset, bytes: &[u8]) {
         let size = bytes.len() / usize::try_from(region.num_elements()).unwrap_or(1).max(1);
-        let overlap: Vec<u8>;
-        let elements = if *region == self.overlap {
-            bytes
-        } else {
-            let (start, shape) = (self.overlap.start(), self.overlap.shape());
-            let mut part = vec![0; self.elements() * size];
-            for (from, to, len) in runs(
-                (start, shape),
-                (region.start(), region.shape()),
-                (start, shape),
-            ) {
-                part[to * size..(to + len) * size]
-                    .copy_from_slice(&bytes[from * size..(from + len) * size]);
-            }
-            overlap = part;
-            &overlap
-        };
+        let (start, shape) = (self.overlap.start(), self.overlap.shape());
+        let mut elements = vec![0; self.elements() * size];
+        for (from, to, len) in runs(
+            (start, shape),
+            (region.start(), region.shape()),
+            (start, shape),
+        ) {
+            elements[to * size..(to + len) * size]
+                .copy_from_slice(&bytes[from * size..(from + len) * size]);
+        }
         // The pieces are the overlap's elements in C order.
         let mut at = 0;
         for (_, piece) in &mut self.pieces {
-            let len = piece.len();
-            piece.write(&elements[at..at + len]);
-            at += len;
+            piece.write(&elements[at..at + piece.len()]);
+            at += piece.len();
         }
-        assert_eq!(at, elements.len(), "the pieces hold the overlap's elements");
     }
 }
 
@@ -315,64 +319,6 @@ fn runs(region: (&[u64], &[u64]), chunk: (&[u64], &[u64]), output: (&[u64], &[u6
         }
     }
     runs
-}
-
-/// A type [`FusedReader::retrieve_array_subset`](super::FusedReader::retrieve_array_subset) can
-/// return: `Vec<T>` and, with the `ndarray` feature, `ndarray::Array<T, D>` (the element
-/// types of zarrs' typed reads, such as `f64` for a float64 array).
-pub trait FromFusedRead: Sized + private::Sealed {
-    /// The element type.
-    type Element: ElementOwned + bytemuck::Pod;
-
-    /// The result from the read's elements in C order and the subset's shape.
-    ///
-    /// # Errors
-    /// Returns an [`ArrayError`] if the shape does not fit the type.
-    fn from_elements(elements: Vec<Self::Element>, shape: &[u64]) -> Result<Self, ArrayError>;
-}
-
-mod private {
-    pub trait Sealed {}
-}
-
-impl<T: ElementOwned + bytemuck::Pod> private::Sealed for Vec<T> {}
-
-impl<T: ElementOwned + bytemuck::Pod> FromFusedRead for Vec<T> {
-    type Element = T;
-
-    fn from_elements(elements: Vec<T>, _shape: &[u64]) -> Result<Self, ArrayError> {
-        Ok(elements)
-    }
-}
-
-#[cfg(feature = "ndarray")]
-impl<T: ElementOwned + bytemuck::Pod, D: ndarray::Dimension> private::Sealed
-    for ndarray::Array<T, D>
-{
-}
-
-#[cfg(feature = "ndarray")]
-impl<T: ElementOwned + bytemuck::Pod, D: ndarray::Dimension> FromFusedRead
-    for ndarray::Array<T, D>
-{
-    type Element = T;
-
-    fn from_elements(elements: Vec<T>, shape: &[u64]) -> Result<Self, ArrayError> {
-        let shape = shape
-            .iter()
-            .map(|&d| usize::try_from(d))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|_| ArrayError::Other(format!("the shape {shape:?} does not fit a usize")))?;
-        ndarray::ArrayD::from_shape_vec(shape.clone(), elements)
-            .map_err(|error| ArrayError::Other(format!("shape {shape:?}: {error}")))?
-            .into_dimensionality::<D>()
-            .map_err(|error| {
-                ArrayError::Other(format!(
-                    "a read of shape {shape:?} as an array of {} dimensions: {error}",
-                    D::NDIM.map_or_else(|| "any number of".to_string(), |n| n.to_string())
-                ))
-            })
-    }
 }
 
 #[cfg(test)]

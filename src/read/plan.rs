@@ -2,17 +2,15 @@
 //! chunk, or each shard's index or whole shard), and what each answer becomes (the fill value, a
 //! decode into the chunk's pieces of the output, or the requests of the next round: the inner
 //! chunks' ranges once an index is in, the rest of a Blosc chunk once its front is in). The
-//! drivers ([`super::drive`]) carry out each round's requests all at once, synchronously or
-//! asynchronously, so that both make the same requests for the same read.
+//! drivers ([`super::drive`]) carry out each round's requests all at once, so that synchronous
+//! and asynchronous reads make the same requests.
 //!
-//! Ranges of one value that follow each other, end to end or at most [`GAP`] bytes apart, are
-//! asked for in one request ([`coalesce`]): shards store their inner chunks in the order they were
-//! written (zarr-python in Morton order, so the two chunks of a window across a boundary between
-//! rows of inner chunks lie end to end), and a request costs an object store far more than a page
-//! of bytes.
+//! A shard's ranges that follow each other, end to end or at most [`GAP`] bytes apart, are asked
+//! for in one request: shards store their inner chunks in the order they were written
+//! (zarr-python in Morton order, so the two chunks of a window across a boundary between rows of
+//! inner chunks lie end to end), and a request costs an object store far more than some bytes.
 
 use std::collections::HashMap;
-use std::ops::Range;
 use std::sync::Arc;
 
 use zarrs::array::{Array, ArrayError, ArrayIndices, ArraySubset, CodecOptions};
@@ -20,17 +18,17 @@ use zarrs::storage::byte_range::ByteRange;
 use zarrs::storage::{Bytes, StorageError, StoreKey};
 
 use super::Fallback;
-use super::blosc::{self, AfterFront, BlockTable, Rest};
-use super::decode::{Stored, decode, elements_part, worth_a_part};
+use super::blosc::{self, AfterFront, BlockTable};
+use super::decode::{Part, chunk_range, decode, stored_part};
 use super::layout::Layout;
-use super::output::{ChunkWork, split, stagger};
+use super::output::{ChunkWork, Stored, split, stagger};
 use super::shard::{Entry, Kept};
 use crate::kernel::driver::Output;
 use crate::parallel;
 
-/// The most bytes between two ranges asked for in one request (those in the gap are fetched and
-/// left).
-pub(super) const GAP: u64 = 4096;
+/// The most bytes between two ranges of a shard asked for in one request (those in the gap are
+/// fetched and left).
+const GAP: u64 = 4096;
 
 /// One request of a round, and what its answer becomes.
 pub(super) struct Fetch<'o> {
@@ -44,24 +42,13 @@ pub(super) struct Fetch<'o> {
 enum Then<'o> {
     /// A shard's index (or, where `true`, the whole shard): where its inner chunks' bytes lie.
     Shard(ArrayIndices, bool, Vec<ChunkWork<'o>>),
-    /// A chunk's stored bytes, or a part of them.
-    Chunk(ChunkWork<'o>, Part),
-    /// Ranges of one value asked for in one request: each one's first byte and length.
-    Together(Vec<(u64, u64, ChunkWork<'o>, Part)>),
+    /// Chunks' stored bytes, or parts of them.
+    Chunks(Vec<Piece<'o>>),
 }
 
-/// What the bytes fetched for a chunk are.
-enum Part {
-    /// What [`Stored`] says.
-    Stored(Stored),
-    /// The blocks `within` the chunk's stored bytes, by a kept block table.
-    Blocks(Arc<BlockTable>, Range<usize>),
-    /// The front of a Blosc chunk of this many stored bytes at this offset of its shard, whose
-    /// block table the reader does not know; the decompressed bytes the read needs.
-    Front(usize, u64, Range<usize>),
-    /// The rest the front lacked.
-    Rest(Rest),
-}
+/// A chunk's bytes in an answer: their first byte and length (none: to the answer's end), the
+/// chunk, and what they are.
+type Piece<'o> = (usize, Option<usize>, ChunkWork<'o>, Part);
 
 /// What answers came to: the next round's requests, the counts, and the chunks zarrs must read.
 #[derive(Default)]
@@ -94,7 +81,9 @@ impl<'o> Outcome<'o> {
         self.filled += 1;
     }
 
-    fn fetch(&mut self, key: &StoreKey, range: Option<ByteRange>, then: Then<'o>) {
+    /// A request for a chunk's bytes (`range` of `key`), which are `part`.
+    fn fetch(&mut self, key: &StoreKey, range: Option<ByteRange>, work: ChunkWork<'o>, part: Part) {
+        let then = Then::Chunks(vec![(0, None, work, part)]);
         self.next.push(Fetch {
             key: key.clone(),
             range,
@@ -125,19 +114,18 @@ pub(super) fn start<'o, TStorage: ?Sized>(
                 Some((range, first)) => (Some(range), Stored::Elements(first)),
                 None => (None, Stored::Whole),
             };
-            let key = array.chunk_key(&work.indices);
-            outcome.fetch(&key, range, Then::Chunk(work, Part::Stored(stored)));
+            outcome.fetch(
+                &array.chunk_key(&work.indices),
+                range,
+                work,
+                Part::Stored(stored),
+            );
         }
         return Ok(outcome);
     };
     let mut works = split(&sharding.grid, subset, output, out_size, threads)?;
-    stagger(&mut works, |work| {
-        sharding
-            .shard_of(&work.indices)
-            .last()
-            .copied()
-            .unwrap_or(0)
-    });
+    let column = |work: &ChunkWork<'_>| sharding.shard_of(&work.indices).last().copied();
+    stagger(&mut works, |work| column(work).unwrap_or(0));
     let (mut shards, mut slots) = (Vec::<(ArrayIndices, Vec<_>)>::new(), HashMap::new());
     for work in works {
         let shard = sharding.shard_of(&work.indices);
@@ -156,36 +144,20 @@ pub(super) fn start<'o, TStorage: ?Sized>(
             }
             _ => {
                 let whole = whole(layout.compressed());
-                let range = (!whole).then_some(sharding.index_range);
-                outcome.fetch(&key, range, Then::Shard(shard, whole, works));
+                let (range, then) = (
+                    (!whole).then_some(sharding.index_range),
+                    Then::Shard(shard, whole, works),
+                );
+                outcome.next.push(Fetch { key, range, then });
             }
         }
     }
     Ok(outcome)
 }
 
-/// Where a chunk stored by the `bytes` codec alone is read in part: the range of the stored
-/// elements from the first to the last its pieces need (of a shard whose inner chunk is `at` this
-/// offset and size), and the first one's position in the chunk.
-fn stored_part(
-    layout: &Layout,
-    work: &ChunkWork<'_>,
-    at: Option<(u64, u64)>,
-) -> Option<(ByteRange, usize)> {
-    let (size, elements) = (layout.stored.fixed_size()?, work.chunk.num_elements());
-    let whole = elements.checked_mul(size as u64);
-    if layout.compressed() || at.is_some_and(|(_, len)| whole != Some(len)) {
-        return None;
-    }
-    let span = work.span(layout.kernel.sizes().1);
-    let (start, len) = elements_part(size, elements, &span)?;
-    let offset = at.map_or(0, |(offset, _)| offset);
-    Some((ByteRange::FromStart(offset + start, Some(len)), span.start))
-}
-
 /// What `works`, the inner chunks a read needs of the shard at `shard` (of `key`), become by the
 /// shard's index `entries`: the fill value, a decode of the chunk out of the shard where the read
-/// `held` it whole, or a request for its range.
+/// `held` it whole, or a request for its range, those that follow each other in one.
 fn in_shard<'o>(
     key: &StoreKey,
     shard: &[u64],
@@ -194,11 +166,14 @@ fn in_shard<'o>(
     works: Vec<ChunkWork<'o>>,
     context: &Context<'_>,
 ) -> Outcome<'o> {
-    let (layout, mut outcome, mut decodes) = (context.layout, Outcome::default(), Vec::new());
+    let (layout, mut outcome) = (context.layout, Outcome::default());
     let sharding = layout.shards.as_ref().expect("a sharded array");
-    let len = held.map(|held| held.len() as u64);
+    let (mut decodes, mut ranges) = (Vec::new(), Vec::new());
     for work in works {
-        match (sharding.entry(entries, &work.indices, len), held) {
+        match (
+            sharding.entry(entries, &work.indices, held.map(|held| held.len() as u64)),
+            held,
+        ) {
             (Entry::Missing, _) => match &sharding.missing {
                 Some(fill) => outcome.fill(work, fill),
                 None => outcome.zarrs.push((work, Fallback::MissingFill)),
@@ -209,59 +184,46 @@ fn in_shard<'o>(
                 decodes.push((work, Part::Stored(Stored::Whole), bytes));
             }
             (Entry::At(offset, size), None) => {
-                let (range, part) = chunk_range(layout, context.kept, shard, &work, (offset, size));
-                outcome.fetch(key, Some(range), Then::Chunk(work, part));
+                let (start, len, part) =
+                    chunk_range(layout, context.kept, shard, &work, (offset, size));
+                ranges.push((start, len, work, part));
             }
         }
     }
+    // The ranges by their start, those that follow each other (not overlapping) in one request.
+    ranges.sort_by_key(|&(start, ..)| start);
+    let mut run: Option<(u64, u64, Vec<_>)> = None;
+    for (start, len, work, part) in ranges {
+        match &mut run {
+            Some((first, end, parts)) if start >= *end && start - *end <= GAP => {
+                parts.push((to_usize(start - *first), Some(to_usize(len)), work, part));
+                *end = start + len;
+            }
+            _ => {
+                outcome.next.extend(run.take().map(|run| joined(key, run)));
+                run = Some((
+                    start,
+                    start + len,
+                    vec![(0, Some(to_usize(len)), work, part)],
+                ));
+            }
+        }
+    }
+    outcome.next.extend(run.map(|run| joined(key, run)));
     outcome.merge(each(decodes, context, |(work, part, bytes), context| {
         answer_chunk(key, work, part, Some(bytes), context)
     }));
     outcome
 }
 
-/// The range of its shard a read of the inner chunk of `work`, `at` this offset and size, fetches,
-/// and what it gets: the stored elements it needs of an uncompressed chunk; of a chunk Blosc alone
-/// compresses, where the read needs few enough of its elements, the blocks holding them where
-/// the reader kept the chunk's block table, else the chunk's front; else the whole chunk.
-fn chunk_range(
-    layout: &Layout,
-    kept: Option<&Kept>,
-    shard: &[u64],
-    work: &ChunkWork<'_>,
-    (offset, size): (u64, u64),
-) -> (ByteRange, Part) {
-    let range = |start: u64, len: u64| ByteRange::FromStart(offset + start, Some(len));
-    let whole = (range(0, size), Part::Stored(Stored::Whole));
-    if let Some((range, first)) = stored_part(layout, work, Some((offset, size))) {
-        return (range, Part::Stored(Stored::Elements(first)));
-    }
-    let (elements, span) = (
-        work.chunk.num_elements(),
-        work.span(layout.kernel.sizes().1),
-    );
-    let (Some((element, block)), Ok(stored)) = (layout.blocks, usize::try_from(size)) else {
-        return whole;
-    };
-    if !worth_a_part(span.len(), elements) {
-        return whole;
-    }
-    let needed = span.start * element..span.end * element;
-    let sharding = layout.shards.as_ref().expect("a sharded array");
-    let table = kept.and_then(|kept| kept.table(shard, sharding.position(&work.indices)));
-    let decoded = elements.saturating_mul(element as u64);
-    match table.filter(|table| table.stored_size() == stored) {
-        Some(table) => match table.blocks(needed, element) {
-            Some(w) => (
-                range(w.start as u64, w.len() as u64),
-                Part::Blocks(table, w),
-            ),
-            None => whole,
-        },
-        None => match blosc::front(size, decoded, needed.end as u64, block) {
-            Some(front) => (range(0, front), Part::Front(stored, offset, needed)),
-            None => whole,
-        },
+/// The request for ranges of `key` that follow each other: the first byte, the end, and each
+/// range's first byte in the answer and length with what its bytes are.
+fn joined<'o>(key: &StoreKey, (first, end, parts): (u64, u64, Vec<Piece<'o>>)) -> Fetch<'o> {
+    let range = Some(ByteRange::FromStart(first, Some(end - first)));
+    Fetch {
+        key: key.clone(),
+        range,
+        then: Then::Chunks(parts),
     }
 }
 
@@ -291,68 +253,51 @@ impl<'o> Fetch<'o> {
         bytes: Result<Option<Bytes>, StorageError>,
         context: &Context<'_>,
     ) -> Outcome<'o> {
-        let key = &self.key;
-        let bytes = match (bytes, self.then) {
-            (Ok(bytes), then) => (bytes, then),
-            (Err(_), then) => {
-                let works = match then {
-                    Then::Shard(_, _, works) => works,
-                    Then::Chunk(work, _) => vec![work],
-                    Then::Together(parts) => parts.into_iter().map(|(.., work, _)| work).collect(),
-                };
-                let zarrs = works
-                    .into_iter()
-                    .map(|work| (work, Fallback::Store))
-                    .collect();
-                return Outcome {
-                    zarrs,
-                    ..Outcome::default()
-                };
-            }
-        };
-        match bytes {
-            (None, Then::Shard(_, _, works)) => each(works, context, |work, context| {
-                let mut outcome = Outcome::default();
-                outcome.fill(work, context.fill);
-                outcome
-            }),
-            (Some(bytes), Then::Shard(shard, whole, works)) => {
+        let (key, mut outcome) = (&self.key, Outcome::default());
+        match (bytes, self.then) {
+            (Err(_), Then::Shard(_, _, works)) => outcome
+                .zarrs
+                .extend(works.into_iter().map(|w| (w, Fallback::Store))),
+            (Err(_), Then::Chunks(parts)) => outcome
+                .zarrs
+                .extend(parts.into_iter().map(|(.., w, _)| (w, Fallback::Store))),
+            (Ok(None), Then::Shard(_, _, works)) => works
+                .into_iter()
+                .for_each(|work| outcome.fill(work, context.fill)),
+            (Ok(Some(bytes)), Then::Shard(shard, whole, works)) => {
                 let sharding = context.layout.shards.as_ref().expect("a sharded array");
                 let Some(entries) = sharding.index(&bytes, whole) else {
-                    let zarrs = works.into_iter().map(|work| (work, Fallback::ShardIndex));
-                    return Outcome {
-                        zarrs: zarrs.collect(),
-                        ..Outcome::default()
-                    };
+                    outcome
+                        .zarrs
+                        .extend(works.into_iter().map(|work| (work, Fallback::ShardIndex)));
+                    return outcome;
                 };
                 if let Some(kept) = context.kept {
                     kept.keep_index(&shard, &entries);
                 }
-                in_shard(
+                outcome = in_shard(
                     key,
                     &shard,
                     &entries,
                     whole.then_some(&bytes),
                     works,
                     context,
-                )
+                );
             }
-            (bytes, Then::Chunk(work, part)) => answer_chunk(key, work, part, bytes, context),
-            (bytes, Then::Together(parts)) => {
-                let start = match self.range {
-                    Some(ByteRange::FromStart(start, _)) => start,
-                    _ => 0,
-                };
-                each(parts, context, |(at, len, work, part), context| {
+            (Ok(bytes), Then::Chunks(parts)) => {
+                outcome = each(parts, context, |(at, len, work, part), context| {
                     // Each part's bytes, as many of them as the answer holds.
                     let part_of = |bytes: &Bytes| {
-                        let from = to_usize(at - start).min(bytes.len());
-                        bytes.slice(from..(from + to_usize(len)).min(bytes.len()))
+                        let from = at.min(bytes.len());
+                        bytes.slice(
+                            from..len.map_or(bytes.len(), |len| (from + len).min(bytes.len())),
+                        )
                     };
                     answer_chunk(key, work, part, bytes.as_ref().map(part_of), context)
-                })
+                });
             }
         }
+        outcome
     }
 }
 
@@ -394,117 +339,32 @@ fn answer_chunk<'o>(
             .map(|b| (b, Stored::Blocks)),
         Part::Front(stored, offset, needed) => {
             let element = layout.blocks.map_or(1, |(element, _)| element);
-            match blosc::after_front(&bytes, stored, needed, element) {
+            let after =
+                blosc::after_front(&bytes, stored, needed, element).map(|(after, table)| {
+                    keep(&work, table);
+                    after
+                });
+            match after {
                 None => None,
-                Some((AfterFront::Ready(bytes, stored), table)) => {
-                    keep(&work, table);
-                    Some((bytes, stored))
-                }
-                Some((AfterFront::More(rest, more), table)) => {
-                    keep(&work, table);
+                Some(AfterFront::Ready(bytes, stored)) => Some((bytes, stored)),
+                Some(AfterFront::More(rest, more)) => {
                     let range =
                         ByteRange::FromStart(offset + rest.start as u64, Some(rest.len() as u64));
-                    outcome.fetch(key, Some(range), Then::Chunk(work, Part::Rest(more)));
+                    outcome.fetch(key, Some(range), work, Part::Rest(more));
                     return outcome;
                 }
             }
         }
         Part::Rest(rest) => rest.complete(&bytes),
     };
-    let decoded = ready
-        .ok_or(Fallback::StoredBytes)
-        .and_then(|(bytes, stored)| decode(&mut work, layout, &bytes, stored, &context.options));
-    match decoded {
+    let decoded = ready.ok_or(Fallback::StoredBytes);
+    match decoded
+        .and_then(|(bytes, stored)| decode(&mut work, layout, &bytes, stored, &context.options))
+    {
         Ok(()) => outcome.decoded += 1,
         Err(reason) => outcome.zarrs.push((work, reason)),
     }
     outcome
-}
-
-/// `fetches` with the ranges of one value that follow each other (at most [`GAP`] bytes apart,
-/// not overlapping) asked for in one request each.
-pub(super) fn coalesce(fetches: Vec<Fetch<'_>>) -> Vec<Fetch<'_>> {
-    let bounds = |fetch: &Fetch<'_>| match (fetch.range, &fetch.then) {
-        (Some(ByteRange::FromStart(start, Some(len))), Then::Chunk(..)) => {
-            start.checked_add(len).map(|end| (start, end))
-        }
-        _ => None,
-    };
-    // By value, in the order they come; each value's ranges by their start.
-    let (mut groups, mut slots) = (Vec::<Vec<Fetch<'_>>>::new(), HashMap::new());
-    for fetch in fetches {
-        let slot = match bounds(&fetch) {
-            Some(_) => *slots.entry(fetch.key.clone()).or_insert(groups.len()),
-            None => groups.len(),
-        };
-        if slot == groups.len() {
-            groups.push(Vec::new());
-        }
-        groups[slot].push(fetch);
-    }
-    let mut round = Vec::new();
-    for mut group in groups {
-        group.sort_by_key(|fetch| bounds(fetch).map(|(start, _)| start));
-        let mut run: Option<Run<'_>> = None;
-        for fetch in group {
-            let Some((start, end)) = bounds(&fetch) else {
-                round.push(fetch);
-                continue;
-            };
-            let Then::Chunk(work, part) = fetch.then else {
-                unreachable!("the ranges of chunks alone have bounds")
-            };
-            match &mut run {
-                Some(run) if start >= run.end && start - run.end <= GAP => {
-                    run.parts.push((start, end - start, work, part));
-                    run.end = end;
-                }
-                _ => {
-                    round.extend(run.take().map(Run::fetch));
-                    let parts = vec![(start, end - start, work, part)];
-                    run = Some(Run {
-                        key: fetch.key,
-                        start,
-                        end,
-                        parts,
-                    });
-                }
-            }
-        }
-        round.extend(run.map(Run::fetch));
-    }
-    round
-}
-
-/// Ranges of one value that follow each other: the value, the first byte, the end, and each
-/// range's first byte and length with what its bytes become.
-struct Run<'o> {
-    key: StoreKey,
-    start: u64,
-    end: u64,
-    parts: Vec<(u64, u64, ChunkWork<'o>, Part)>,
-}
-
-impl<'o> Run<'o> {
-    /// The request for the run's bytes.
-    fn fetch(mut self) -> Fetch<'o> {
-        let range = Some(ByteRange::FromStart(
-            self.start,
-            Some(self.end - self.start),
-        ));
-        let then = match self.parts.len() {
-            1 => {
-                let (.., work, part) = self.parts.pop().expect("one part");
-                Then::Chunk(work, part)
-            }
-            _ => Then::Together(self.parts),
-        };
-        Fetch {
-            key: self.key,
-            range,
-            then,
-        }
-    }
 }
 
 /// `n`, an offset within bytes held in memory.

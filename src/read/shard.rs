@@ -319,41 +319,4 @@ impl Kept {
             }
         }
     }
-
-    /// The bytes kept, and the shards.
-    #[cfg(test)]
-    fn held(&self) -> (usize, usize) {
-        let state = self.state.lock().unwrap();
-        (state.bytes, state.shards.len())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kept_shards_stay_within_the_limit_and_the_least_used_go_first() {
-        let entries: Arc<[u64]> = vec![0; 128].into();
-        let one = 128 * 8 + 2 * 8 + size_of::<KeptShard>();
-        let kept = Kept::new(10 * one);
-        for i in 0..10 {
-            kept.keep_index(&[0, i], &entries);
-        }
-        assert_eq!(kept.held(), (10 * one, 10));
-        // The first shard used again, then one more: down to three quarters, the first kept.
-        assert!(kept.index(&[0, 0]).is_some());
-        kept.keep_index(&[1, 0], &entries);
-        let (bytes, shards) = kept.held();
-        assert!(
-            bytes <= 10 * one / 4 * 3 && shards == 7,
-            "{bytes} bytes, {shards} shards"
-        );
-        assert!(kept.index(&[0, 0]).is_some() && kept.index(&[1, 0]).is_some());
-        assert!(kept.index(&[0, 1]).is_none());
-        // The same index again keeps what was kept of it; block tables only of kept shards.
-        kept.keep_index(&[1, 0], &entries);
-        assert_eq!(kept.held(), (bytes, shards));
-        assert!(kept.table(&[5, 5], 0).is_none());
-    }
 }

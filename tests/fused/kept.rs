@@ -445,3 +445,45 @@ fn random_windows_of_large_blosc_chunks_read_what_zarrs_reads() {
     assert_eq!(windows, 48);
     assert!(fronts >= 8, "{fronts} windows fetched in part");
 }
+
+/// A reader keeps at most the bytes it is given: the indexes of the shards used longest ago go
+/// first, and are read again; with no room it keeps none.
+#[test]
+fn kept_indexes_stay_within_their_bound_the_least_used_going_first() {
+    // 16 shards of 2 x 2 inner chunks of 2 x 2, each holding something.
+    let gzip = json!({"name": "gzip", "configuration": {"level": 1}});
+    let memory = Arc::new(MemoryStore::new());
+    let metadata = sharded_metadata(&[16, 16], &[4, 4], &[2, 2], &gzip);
+    let writer = Array::new_with_metadata(memory.clone(), "/", metadata.clone()).unwrap();
+    writer
+        .store_array_subset(&[0..16, 0..16], values(&[0..16, 0..16], 0.25))
+        .unwrap();
+    let counted = Arc::new(Counted::new(memory));
+    let array = Array::new_with_metadata(counted.clone(), "/", metadata).unwrap();
+    // A window in the first inner chunk of each shard, one shard after the other.
+    let window = |shard: u64| {
+        [
+            shard / 4 * 4,
+            shard / 4 * 4 + 1,
+            shard % 4 * 4,
+            shard % 4 * 4 + 1,
+        ]
+    };
+    // Room for a few shards' indexes (each takes well over 64 bytes, well under 256).
+    let bounded = FusedReader::new(&array).with_shard_index_cache_limit(1024);
+    let none = FusedReader::new(&array).with_shard_index_cache_limit(0);
+    for shard in 0..10 {
+        same_as_zarrs(&bounded, &writer, &window(shard));
+        same_as_zarrs(&none, &writer, &window(shard));
+        assert_eq!(
+            counted.take(),
+            4,
+            "shard {shard}: the index and the chunk, twice"
+        );
+    }
+    // The last shard read is kept; the first went; a reader without room keeps nothing.
+    for (reader, shard, requests) in [(&bounded, 9, 1), (&bounded, 0, 2), (&none, 9, 2)] {
+        same_as_zarrs(reader, &writer, &window(shard));
+        assert_eq!(counted.take(), requests, "shard {shard}");
+    }
+}
