@@ -446,3 +446,61 @@ fn asynchronous_fused_reads_of_blosc_chunks_whose_type_size_does_not_divide_them
         assert_eq!(runs, 24);
     });
 }
+
+/// Subsets with no element along a dimension read as zarrs reads them, synchronously and
+/// asynchronously, through a chain the reader fuses and one it does not (`bytes` big-endian and
+/// zstd alone: nothing to fuse), within the array and beyond it.
+#[test]
+fn empty_subsets_read_as_zarrs_reads_them_on_every_path() {
+    block_on(async {
+        let bytes = json!({"name": "bytes", "configuration": {"endian": "big"}});
+        let zstd = json!({"name": "zstd", "configuration": {"level": 1, "checksum": false}});
+        let scale_offset =
+            json!({"name": "scale_offset", "configuration": {"offset": 1, "scale": 2}});
+        let mut cases = 0;
+        for codecs in [json!([bytes, zstd]), json!([scale_offset, bytes, zstd])] {
+            let metadata: ArrayMetadata = serde_json::from_value(json!({
+                "zarr_format": 3, "node_type": "array", "shape": [4, 1, 1], "data_type": "float64",
+                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 1, 1]}},
+                "chunk_key_encoding": {"name": "default"}, "fill_value": 0.5, "codecs": codecs,
+            }))
+            .unwrap();
+            let store = Arc::new(AsyncMemoryStore::new());
+            let array = Array::new_with_metadata(store, "/", metadata).unwrap();
+            array
+                .async_store_array_subset(&[0..4, 0..1, 0..1], vec![1.0, 2.0, 3.0, 4.0])
+                .await
+                .unwrap();
+            let reader = FusedReader::new(&array);
+            for ranges in [
+                [3..4, 0..1, 0..0],
+                [0..0, 0..1, 0..1],
+                [2..4, 1..1, 0..1],
+                [9..9, 0..1, 0..1],
+            ] {
+                let subset = ArraySubset::new_with_ranges(&ranges);
+                let zarrs = array.async_retrieve_array_subset::<Vec<f64>>(&subset).await;
+                let mut into: Vec<f64> = Vec::new();
+                let fused = reader
+                    .async_read_into(&subset, &mut into, &CodecOptions::default())
+                    .await;
+                let fresh = reader
+                    .async_retrieve_array_subset::<Vec<f64>>(&subset)
+                    .await;
+                match (zarrs, fused, fresh) {
+                    (Ok(zarrs), Ok(report), Ok(fresh)) => {
+                        assert!(zarrs.is_empty() && fresh.is_empty(), "{ranges:?}");
+                        assert_path(&report, &subset, &[], "empty");
+                    }
+                    (Err(zarrs), Err(fused), Err(fresh)) => {
+                        assert_eq!(fused.to_string(), zarrs.to_string(), "{ranges:?}");
+                        assert_eq!(fresh.to_string(), zarrs.to_string(), "{ranges:?}");
+                    }
+                    (zarrs, fused, fresh) => panic!("{ranges:?}: {zarrs:?}, {fused:?}, {fresh:?}"),
+                }
+                cases += 1;
+            }
+        }
+        assert_eq!(cases, 8);
+    });
+}
