@@ -84,4 +84,4 @@ pub use error::{Direction, ElementErrorKind, Error};
 pub use read::{Fallback, FromFusedRead, FusedReader, ReadReport, Unfused};
 pub use register::register;
 pub use scale_offset::{ScaleOffsetCodec, ScaleOffsetCodecConfiguration, ScaleOffsetError};
-pub use validate::validate_array;
+pub use validate::{CheckedArray, validate_array};

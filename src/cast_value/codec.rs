@@ -1,7 +1,7 @@
 //! The `cast_value` codec: its configuration, bound to each data type it meets, and its conversions.
 
 use std::num::NonZeroU64;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use zarrs::array::codec::api::{CodecError, CodecOptions};
 use zarrs::array::{ArrayBytes, DataType, FillValue};
@@ -16,7 +16,7 @@ use super::{
 };
 use crate::Direction;
 use crate::chain::step::{Kernels, Step};
-use crate::chain::{Context, Link, OwnFillRule, check_fill_rule, convert_chunk};
+use crate::chain::{Context, Place, check_fill_rule, convert_chunk};
 use crate::element::cast_value::ElementCast;
 use crate::element::scalar_map::read_entries;
 use crate::error::Error;
@@ -38,7 +38,7 @@ pub struct CastValueCodec {
     pub(super) configuration: CastValueCodecConfigurationV1,
     pub(super) settings: Settings,
     binding: Binding<Bound>,
-    pub(super) link: Link,
+    pub(super) place: Place,
 }
 
 /// The codec bound to its input data type.
@@ -50,8 +50,6 @@ pub(super) struct Bound {
     /// The exact casts of each direction, for the fill value.
     encode_cast: ElementCast,
     decode_cast: ElementCast,
-    /// The fill value rule of the codec on its own, decided for the last fill value it met.
-    own_fill_rule: OwnFillRule,
 }
 
 impl CastValueCodec {
@@ -86,7 +84,7 @@ impl CastValueCodec {
             configuration,
             settings,
             binding: Binding::default(),
-            link: Link::default(),
+            place: Place::default(),
         })
     }
 
@@ -176,7 +174,6 @@ impl CastValueCodec {
             }),
             encode_cast,
             decode_cast,
-            own_fill_rule: OnceLock::new(),
         })
     }
 
@@ -303,23 +300,16 @@ impl CastValueCodec {
         let bytes = bytes.into_fixed()?;
         check_length(bytes.len(), shape, from.size()).map_err(CastValueError::from)?;
         let context = match direction {
-            Direction::Encode => self.link.get(data_type, fill_value),
+            Direction::Encode => self.place.get(data_type, fill_value),
             Direction::Decode => None,
         };
         if direction == Direction::Encode {
-            self.check_fill_rule(&bound, fill_value, context.as_deref())?;
+            self.check_fill_rule(&bound, fill_value, context)?;
         }
         let step = || self.step_of(&bound);
         let threads = options.concurrent_target();
-        let converted = convert_chunk(
-            kernel.as_ref(),
-            step,
-            context.as_deref(),
-            from,
-            bytes,
-            threads,
-        )
-        .map_err(|(fault, written)| self.element_error(direction, from, to, fault, written))?;
+        let converted = convert_chunk(kernel.as_ref(), step, context, from, bytes, threads)
+            .map_err(|(fault, written)| self.element_error(direction, from, to, fault, written))?;
         Ok(ArrayBytes::new_flen(converted))
     }
 
@@ -362,7 +352,7 @@ impl CastValueCodec {
                 .ok()
         };
         let fill = (bound.source, fill_value.as_ne_bytes());
-        check_fill_rule(context, &bound.own_fill_rule, fill, NAME, round_trip)
+        check_fill_rule(context, fill, NAME, round_trip)
     }
 
     /// The decode of one element for the input data type `data_type`, exactly.

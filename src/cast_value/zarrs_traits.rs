@@ -7,7 +7,7 @@ use zarrs::array::{DataType, FillValue};
 use super::CastValueCodecConfiguration;
 use crate::Direction;
 use crate::chain::step::Step;
-use crate::chain::{ElementCodec, Link};
+use crate::chain::{Context, ElementCodec, Place};
 use crate::error::Error;
 use crate::plugin::codec_traits::{
     check_fill_size, forward_encode_decode, impl_codec_traits, partial_coders,
@@ -39,8 +39,10 @@ impl ElementCodec for CastValueCodec {
         Ok(self.convert_one_bound(&bound, direction, bits)?)
     }
 
-    fn link(&self) -> &Link {
-        &self.link
+    fn in_chain(&self, context: Context) -> Arc<dyn ArrayToArrayCodecTraits> {
+        let mut codec = self.clone();
+        codec.place = Place::new(context);
+        Arc::new(codec)
     }
 }
 

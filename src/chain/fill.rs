@@ -1,25 +1,17 @@
 //! Whether a fill value comes back from a round trip bit for bit, and the error where it does not.
 
-use std::sync::OnceLock;
-
 use super::link::{Context, FillRule};
 use crate::error::{Error, describe_bits};
 use crate::numeric::{NumericType, decode, element_bits};
 
-/// The fill value rule a codec decided on its own for the last fill value it met (its bytes), and
-/// the error where the fill value does not come back.
-pub(crate) type OwnFillRule = OnceLock<(Vec<u8>, Option<Error>)>;
-
 /// For a write: whether the fill value `fill` (of `t`) comes back bit for bit, from the whole
-/// chain where [`validate_array`](crate::validate_array) decided it (`context`), else from the
-/// codec `name` on its own (`round_trip`, its encode then its decode), decided once for each fill
-/// value and kept in `own`.
+/// chain where the codec was built with its chain (`context`), else from the codec `name` on its
+/// own (`round_trip`, its encode then its decode: one element, so it is decided on each write).
 ///
 /// # Errors
 /// Returns the error naming what the fill value becomes.
 pub(crate) fn check_fill_rule(
     context: Option<&Context>,
-    own: &OwnFillRule,
     (t, fill): (NumericType, &[u8]),
     name: &str,
     round_trip: impl Fn(u64) -> Option<u64>,
@@ -29,14 +21,7 @@ pub(crate) fn check_fill_rule(
         Some(FillRule::Changes(error)) => return Err(error.clone()),
         None => {}
     }
-    if let Some((decided, rule)) = own.get()
-        && decided == fill
-    {
-        return rule.clone().map_or(Ok(()), Err);
-    }
-    let rule = fill_changes(t, element_bits(fill), name, round_trip);
-    let _ = own.set((fill.to_vec(), rule.clone()));
-    rule.map_or(Ok(()), Err)
+    fill_changes(t, element_bits(fill), name, round_trip).map_or(Ok(()), Err)
 }
 
 /// The error for a fill value `bits` of `t` that `round_trip` (through `through`) does not

@@ -1,11 +1,12 @@
-//! What [`validate_array`](crate::validate_array) leaves in each codec of a chain it accepted.
+//! What a codec built by [`CheckedArray`](crate::CheckedArray) knows of its chain, and a chunk's
+//! conversion against it.
 
 use std::borrow::Cow;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::Arc;
 
 use zarrs::array::{DataType, FillValue};
 
-use super::step::{Step, keys};
+use super::step::Step;
 use crate::error::Error;
 use crate::error::describe_bits;
 use crate::kernel::{Kernel, driver};
@@ -38,66 +39,32 @@ pub(crate) struct Context {
     pub(crate) before: Option<Vec<Step>>,
 }
 
-impl Context {
-    fn same_as(&self, other: &Self) -> bool {
-        let rule = |rule: &Option<FillRule>| {
-            rule.as_ref().map(|rule| match rule {
-                FillRule::Survives => String::new(),
-                FillRule::Changes(error) => error.to_string(),
-            })
-        };
-        self.data_type == other.data_type
-            && self.fill == other.fill
-            && self.rest.as_deref().map(keys) == other.rest.as_deref().map(keys)
-            && self.before.as_deref().map(keys) == other.before.as_deref().map(keys)
-            && rule(&self.fill_rule) == rule(&other.fill_rule)
-    }
-}
-
-/// A codec's context, if [`validate_array`](crate::validate_array) accepted a chain holding it.
+/// A codec's place in its chain: the context [`CheckedArray`](crate::CheckedArray) built it
+/// with, or none (a codec zarrs created from metadata, which checks on its own).
 ///
-/// A codec shared by chains that differ after it keeps no context: it then checks on its own.
+/// Set only when the codec is built, never changed afterwards; a copy of the codec (`Clone`) may
+/// go into another chain, so it starts without one.
 #[derive(Debug, Default)]
-pub(crate) struct Link {
-    state: RwLock<State>,
-}
+pub(crate) struct Place(Option<Arc<Context>>);
 
-#[derive(Debug, Default)]
-enum State {
-    #[default]
-    Unlinked,
-    Linked(Arc<Context>),
-    Conflicting,
-}
-
-impl Clone for Link {
-    /// A copy of a codec may go into another chain: it starts unlinked.
+impl Clone for Place {
     fn clone(&self) -> Self {
         Self::default()
     }
 }
 
-impl Link {
-    /// Records the codec's context in a chain.
-    pub(crate) fn set(&self, context: Context) {
-        let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
-        *state = match &*state {
-            State::Unlinked => State::Linked(Arc::new(context)),
-            State::Linked(old) if old.same_as(&context) => return,
-            _ => State::Conflicting,
-        };
+impl Place {
+    /// The place described by `context`.
+    pub(crate) fn new(context: Context) -> Self {
+        Self(Some(Arc::new(context)))
     }
 
-    /// The context for a codec receiving `data_type` and `fill_value`, if it has one.
-    pub(crate) fn get(&self, data_type: &DataType, fill_value: &FillValue) -> Option<Arc<Context>> {
-        match &*self.state.read().unwrap_or_else(PoisonError::into_inner) {
-            State::Linked(context)
-                if context.data_type == *data_type && context.fill == fill_value.as_ne_bytes() =>
-            {
-                Some(Arc::clone(context))
-            }
-            _ => None,
-        }
+    /// The context for a codec receiving `data_type` and `fill_value`, if it was built with one
+    /// for them.
+    pub(crate) fn get(&self, data_type: &DataType, fill_value: &FillValue) -> Option<&Context> {
+        self.0.as_deref().filter(|context| {
+            context.data_type == *data_type && context.fill == fill_value.as_ne_bytes()
+        })
     }
 }
 
@@ -120,8 +87,8 @@ impl Context {
 pub(crate) type Traced = (ElementFault, Option<Box<str>>);
 
 /// Converts a chunk's elements `bytes` (of `input`, the data type the codec receives) through
-/// `kernel`, the codec's kernel of its direction: where the codec has a `context` (an encode in a
-/// chain [`validate_array`](crate::validate_array) accepted), against the codecs after it
+/// `kernel`, the codec's kernel of its direction: where the codec has a `context` (an encode by a
+/// codec [`CheckedArray`](crate::CheckedArray) built with its chain), against the codecs after it
 /// ([`encode_against_rest`], `step` being the codec's own), else on its own on up to `threads`
 /// threads.
 ///

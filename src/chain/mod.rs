@@ -3,13 +3,15 @@
 //! zarrs shows an array-to-array codec neither its neighbours nor the chain, so each codec checks
 //! on its own what it can: that the values it encodes its own decode takes back, and that its
 //! fill value comes back from it bit for bit. [`validate_array`](crate::validate_array) sees the
-//! whole array and decides the rest once:
+//! whole array and decides the rest, changing nothing:
 //! - [`safety`]: whether every value a later codec can hand back (rounded, clamped, wrapped or
 //!   mapped) the decodes of the codecs before it take;
-//! - the fill value rule: whether the fill value comes back from the whole chain bit for bit;
-//! - and, once both hold, it tells each codec of the chain what follows it ([`Link`]), so that a
-//!   write is checked against the whole chain: an element is refused only where the chain as a
-//!   whole could not read it back, and the fill value only where the chain changes it.
+//! - the fill value rule: whether the fill value comes back from the whole chain bit for bit.
+//!
+//! [`CheckedArray`](crate::CheckedArray) builds copies of the codecs that know their place in
+//! the chain ([`Place`]), so that its writes are checked against the whole chain: an element is
+//! refused only where the chain as a whole could not read it back, and the fill value only where
+//! the chain changes it.
 
 mod fill;
 mod link;
@@ -17,9 +19,12 @@ pub(crate) mod safety;
 pub(crate) mod step;
 mod values;
 
-pub(crate) use fill::{OwnFillRule, check_fill_rule, fill_changes};
-pub(crate) use link::{Context, FillRule, Link, convert_chunk};
+pub(crate) use fill::{check_fill_rule, fill_changes};
+pub(crate) use link::{Context, FillRule, Place, convert_chunk};
 
+use std::sync::Arc;
+
+use zarrs::array::codec::api::ArrayToArrayCodecTraits;
 use zarrs::array::{DataType, FillValue};
 
 use crate::error::{Direction, Error};
@@ -56,6 +61,7 @@ pub(crate) trait ElementCodec {
         bits: u64,
     ) -> Result<u64, Error>;
 
-    /// Where the chain checks leave what they decided for this codec.
-    fn link(&self) -> &Link;
+    /// A copy of the codec that knows its place in the chain (`context`), for
+    /// [`CheckedArray`](crate::CheckedArray).
+    fn in_chain(&self, context: Context) -> Arc<dyn ArrayToArrayCodecTraits>;
 }

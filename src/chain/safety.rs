@@ -13,9 +13,8 @@
 //! read back whatever its codecs accept to write.
 
 use std::cmp::Ordering;
-use std::sync::{Mutex, PoisonError};
 
-use super::step::{Step, StepKey, keys};
+use super::step::Step;
 use super::values::{ValueSet, enumerable, neighbour};
 use crate::numeric::fault::FaultKind;
 use crate::numeric::finite_range;
@@ -35,40 +34,11 @@ pub(crate) struct Unreadable {
 }
 
 /// Checks that every value the later codecs of `steps` hand back, each codec before them can
-/// decode.
-///
-/// The answer depends only on the codecs' configurations and data types, and following every
-/// value of a 16-bit type takes milliseconds, so the last answers are kept: datasets hold many
-/// arrays with the same chain.
+/// decode (following every value of a 16-bit type takes milliseconds).
 ///
 /// # Errors
 /// Returns the first value that cannot be decoded.
 pub(crate) fn check(steps: &[Step]) -> Result<(), Unreadable> {
-    /// The answers kept.
-    const KEPT: usize = 32;
-    type Answers = Vec<(Vec<StepKey>, Result<(), Unreadable>)>;
-    static ANSWERS: Mutex<Answers> = Mutex::new(Vec::new());
-    let key = keys(steps);
-    let kept = |answers: &Answers| {
-        answers
-            .iter()
-            .find(|(kept, _)| *kept == key)
-            .map(|(_, answer)| answer.clone())
-    };
-    if let Some(answer) = kept(&ANSWERS.lock().unwrap_or_else(PoisonError::into_inner)) {
-        return answer;
-    }
-    let answer = follow(steps);
-    let mut answers = ANSWERS.lock().unwrap_or_else(PoisonError::into_inner);
-    if answers.len() == KEPT {
-        answers.drain(..1);
-    }
-    answers.push((key, answer.clone()));
-    answer
-}
-
-/// [`check`], computed.
-fn follow(steps: &[Step]) -> Result<(), Unreadable> {
     let Some(first) = steps.first() else {
         return Ok(());
     };

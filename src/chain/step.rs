@@ -41,36 +41,11 @@ pub(crate) enum Step {
     },
 }
 
-/// What a [`Step`] is without its kernels, which follow from it: what cached answers and contexts
-/// compare.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum StepKey {
-    /// `scale_offset` on a data type with its parameters.
-    ScaleOffset(NumericType, Parameters),
-    /// `cast_value`'s procedure each way.
-    CastValue(ElementCast, ElementCast),
-}
-
-/// The keys of `steps`.
-pub(crate) fn keys(steps: &[Step]) -> Vec<StepKey> {
-    steps.iter().map(Step::key).collect()
-}
-
 /// Elements at a time through a kernel, in [`Step::encode_all`] and [`Step::decode_all`]: a run
 /// with an element the kernel rejects goes through the element functions instead.
 const RUN: usize = 64;
 
 impl Step {
-    /// The step without its kernels.
-    pub(crate) fn key(&self) -> StepKey {
-        match self {
-            Self::ScaleOffset { t, parameters, .. } => StepKey::ScaleOffset(*t, *parameters),
-            Self::CastValue { encode, decode, .. } => {
-                StepKey::CastValue(encode.clone(), decode.clone())
-            }
-        }
-    }
-
     /// The data type entering the codec when encoding.
     pub(crate) fn input(&self) -> NumericType {
         match self {

@@ -70,8 +70,8 @@ pub enum ScaleOffsetError {
         /// The value of the element.
         value: String,
         /// The value written to the array that reached the codec as `value`, where codecs
-        /// before it changed it and [`validate_array`](crate::validate_array) told the codec
-        /// which.
+        /// before it changed it and the write went through a
+        /// [`CheckedArray`](crate::CheckedArray), whose codecs know the codecs before them.
         written: Option<Box<str>>,
         /// The data type.
         data_type: &'static str,

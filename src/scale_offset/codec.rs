@@ -1,7 +1,7 @@
 //! The `scale_offset` codec: its configuration, bound to each data type it meets, and its conversions.
 
 use std::num::NonZeroU64;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use zarrs::array::codec::api::{CodecError, CodecOptions};
 use zarrs::array::{ArrayBytes, DataType, FillValue, FillValueMetadata};
@@ -16,7 +16,7 @@ use super::{
 };
 use crate::Direction;
 use crate::chain::step::{Kernels, Step};
-use crate::chain::{Context, Link, OwnFillRule, check_fill_rule, convert_chunk};
+use crate::chain::{Context, Place, check_fill_rule, convert_chunk};
 use crate::element::scale_offset::Parameters;
 use crate::element::scale_offset::element;
 use crate::error::Error;
@@ -39,7 +39,7 @@ pub struct ScaleOffsetCodec {
     /// The configuration as given; written back unchanged.
     pub(super) configuration: ScaleOffsetCodecConfigurationV1,
     binding: Binding<Bound>,
-    pub(super) link: Link,
+    pub(super) place: Place,
 }
 
 /// The codec bound to its data type.
@@ -49,8 +49,6 @@ pub(super) struct Bound {
     parameters: Parameters,
     /// `None` when the codec does nothing.
     kernels: Option<[Arc<dyn Kernel>; 2]>,
-    /// The fill value rule of the codec on its own, decided for the last fill value it met.
-    own_fill_rule: OwnFillRule,
 }
 
 impl Bound {
@@ -146,7 +144,7 @@ impl ScaleOffsetCodec {
         Ok(Self {
             configuration,
             binding: Binding::default(),
-            link: Link::default(),
+            place: Place::default(),
         })
     }
 
@@ -209,7 +207,6 @@ impl ScaleOffsetCodec {
             data_type: t,
             parameters,
             kernels,
-            own_fill_rule: OnceLock::new(),
         })
     }
 
@@ -269,7 +266,7 @@ impl ScaleOffsetCodec {
             bound.convert_one(Direction::Decode, encoded).ok()
         };
         let fill = (bound.data_type, fill_value.as_ne_bytes());
-        check_fill_rule(context, &bound.own_fill_rule, fill, NAME, round_trip)
+        check_fill_rule(context, fill, NAME, round_trip)
     }
 
     /// `offset` and `scale` read for `data_type`.
@@ -318,11 +315,11 @@ impl ScaleOffsetCodec {
         let bytes = bytes.into_fixed()?;
         check_length(bytes.len(), shape, bound.data_type.size()).map_err(ScaleOffsetError::from)?;
         let context = match direction {
-            Direction::Encode => self.link.get(data_type, fill_value),
+            Direction::Encode => self.place.get(data_type, fill_value),
             Direction::Decode => None,
         };
         if direction == Direction::Encode {
-            Self::check_fill_rule(&bound, fill_value, context.as_deref())?;
+            Self::check_fill_rule(&bound, fill_value, context)?;
         }
         let Some(kernels) = &bound.kernels else {
             // No offset and no scale: no arithmetic at all.
@@ -331,15 +328,8 @@ impl ScaleOffsetCodec {
         let kernel = &kernels[usize::from(direction == Direction::Decode)];
         let (step, threads) = (|| bound.step(), options.concurrent_target());
         let input = bound.data_type;
-        let converted = convert_chunk(
-            kernel.as_ref(),
-            step,
-            context.as_deref(),
-            input,
-            bytes,
-            threads,
-        )
-        .map_err(|(fault, written)| element_error(&bound, direction, fault, written))?;
+        let converted = convert_chunk(kernel.as_ref(), step, context, input, bytes, threads)
+            .map_err(|(fault, written)| element_error(&bound, direction, fault, written))?;
         Ok(ArrayBytes::new_flen(converted))
     }
 }

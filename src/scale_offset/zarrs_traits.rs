@@ -7,7 +7,7 @@ use zarrs::array::{DataType, FillValue};
 use super::ScaleOffsetCodecConfiguration;
 use crate::Direction;
 use crate::chain::step::Step;
-use crate::chain::{ElementCodec, Link};
+use crate::chain::{Context, ElementCodec, Place};
 use crate::error::Error;
 use crate::plugin::codec_traits::{
     check_fill_size, forward_encode_decode, impl_codec_traits, partial_coders,
@@ -37,8 +37,10 @@ impl ElementCodec for ScaleOffsetCodec {
         Ok(self.bound(data_type)?.convert_one(direction, bits)?)
     }
 
-    fn link(&self) -> &Link {
-        &self.link
+    fn in_chain(&self, context: Context) -> Arc<dyn ArrayToArrayCodecTraits> {
+        let mut codec = self.clone();
+        codec.place = Place::new(context);
+        Arc::new(codec)
     }
 }
 

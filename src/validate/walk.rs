@@ -6,7 +6,9 @@ use std::num::NonZeroU64;
 use std::sync::Arc;
 
 use zarrs::array::codec::CodecChain;
-use zarrs::array::codec::api::{ArrayToArrayCodecTraits, CodecError, CodecMetadataOptions};
+use zarrs::array::codec::api::{
+    ArrayToArrayCodecTraits, ArrayToBytesCodecTraits, CodecError, CodecMetadataOptions,
+};
 use zarrs::array::{Array, ArrayError, DataType, FillValue};
 use zarrs::plugin::ZarrVersion;
 use zarrs_metadata_ext::codec::sharding::ShardingCodecConfigurationV1;
@@ -24,10 +26,8 @@ const TRANSPARENT: [&str; 3] = ["transpose", "reshape", "squeeze"];
 
 /// One array-to-array codec of the chain, in encoding order.
 struct Item {
-    /// The codec (for the inner chains of `sharding_indexed`, a copy made from their metadata).
+    /// The codec (for the inner chains of `sharding_indexed`, one made from their metadata).
     codec: Arc<dyn ArrayToArrayCodecTraits>,
-    /// Whether `codec` is the array's own instance.
-    live: bool,
     /// What it receives when encoding.
     data_type: DataType,
     fill: FillValue,
@@ -43,12 +43,16 @@ impl Item {
     }
 }
 
-/// Runs every check of the crate's codecs in `array`'s chain, decides the chain as a whole, and
-/// tells each of the array's codecs what follows it.
+/// Runs every check of the crate's codecs in `array`'s chain and decides the chain as a whole:
+/// for each array-to-array codec, in the order [`walk`] meets them (the inner chains of
+/// `sharding_indexed` after the codecs before it), what a copy of it built with its chain knows
+/// (`None` for other codecs).
 ///
 /// # Errors
 /// Returns the first error found.
-pub(crate) fn validate<TStorage: ?Sized>(array: &Array<TStorage>) -> Result<(), ArrayError> {
+pub(crate) fn decide<TStorage: ?Sized>(
+    array: &Array<TStorage>,
+) -> Result<Vec<Option<Context>>, ArrayError> {
     let shape = array.chunk_shape(&vec![0; array.dimensionality()])?;
     let mut items = Vec::new();
     walk(
@@ -56,7 +60,6 @@ pub(crate) fn validate<TStorage: ?Sized>(array: &Array<TStorage>) -> Result<(), 
         &shape,
         array.data_type(),
         array.fill_value(),
-        true,
         &mut items,
     )?;
     // Runs of codecs the checks can follow, split at any other value-changing codec.
@@ -80,10 +83,15 @@ pub(crate) fn validate<TStorage: ?Sized>(array: &Array<TStorage>) -> Result<(), 
     let fill_rule = followable.then(|| fill_rule(&items, array.data_type(), array.fill_value()));
     let last_run = runs.last().map(Vec::as_slice).unwrap_or_default();
     let first_run = runs.first().map(Vec::as_slice).unwrap_or_default();
+    if let Some(FillRule::Changes(error)) = fill_rule {
+        return Err(error.into());
+    }
+    let mut contexts = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let Some(codec) = item.element_codec().filter(|_| item.live) else {
+        if item.step.is_none() {
+            contexts.push(None);
             continue;
-        };
+        }
         let rest: Vec<Step> = last_run
             .iter()
             .filter(|&&j| j > i)
@@ -96,18 +104,15 @@ pub(crate) fn validate<TStorage: ?Sized>(array: &Array<TStorage>) -> Result<(), 
             .filter_map(|&j| items[j].step.clone())
             .collect();
         let in_first_run = first_run.contains(&i);
-        codec.link().set(Context {
+        contexts.push(Some(Context {
             data_type: item.data_type.clone(),
             fill: item.fill.as_ne_bytes().to_vec(),
             rest: (in_last_run && !rest.is_empty()).then_some(rest),
             fill_rule: fill_rule.clone(),
             before: (in_first_run && !before.is_empty()).then_some(before),
-        });
+        }));
     }
-    match fill_rule {
-        Some(FillRule::Changes(error)) => Err(error.into()),
-        _ => Ok(()),
-    }
+    Ok(contexts)
 }
 
 /// Appends the array-to-array codecs of `chain` (and of the inner chain of a `sharding_indexed`
@@ -117,7 +122,6 @@ fn walk(
     shape: &[NonZeroU64],
     data_type: &DataType,
     fill_value: &FillValue,
-    live: bool,
     items: &mut Vec<Item>,
 ) -> Result<(), ArrayError> {
     let mut shape = shape.to_vec();
@@ -137,7 +141,6 @@ fn walk(
         let name = codec.name(ZarrVersion::V3);
         items.push(Item {
             codec: Arc::clone(codec),
-            live,
             data_type: data_type.clone(),
             fill: fill_value.clone(),
             step,
@@ -150,13 +153,7 @@ fn walk(
         fill_value = encoded_fill;
     }
     let array_to_bytes = chain.array_to_bytes_codec();
-    if array_to_bytes.name(ZarrVersion::V3).as_deref() == Some("sharding_indexed") {
-        let configuration = array_to_bytes
-            .configuration(ZarrVersion::V3, &CodecMetadataOptions::default())
-            .ok_or_else(|| CodecError::Other("sharding_indexed has no configuration".into()))?;
-        let sharding: ShardingCodecConfigurationV1 = configuration
-            .to_typed()
-            .map_err(|error| CodecError::Other(error.to_string()))?;
+    if let Some(sharding) = sharding_configuration(array_to_bytes)? {
         let inner = CodecChain::from_metadata(&sharding.codecs)
             .map_err(|error| CodecError::Other(error.to_string()))?;
         walk(
@@ -164,13 +161,28 @@ fn walk(
             &sharding.chunk_shape,
             &data_type,
             &fill_value,
-            false,
             items,
         )
     } else {
         array_to_bytes.encoded_representation(&shape, &data_type, &fill_value)?;
         Ok(())
     }
+}
+
+/// The configuration of `codec` if it is `sharding_indexed`.
+pub(super) fn sharding_configuration(
+    codec: &Arc<dyn ArrayToBytesCodecTraits>,
+) -> Result<Option<ShardingCodecConfigurationV1>, ArrayError> {
+    if codec.name(ZarrVersion::V3).as_deref() != Some("sharding_indexed") {
+        return Ok(None);
+    }
+    let configuration = codec
+        .configuration(ZarrVersion::V3, &CodecMetadataOptions::default())
+        .ok_or_else(|| CodecError::Other("sharding_indexed has no configuration".into()))?;
+    let sharding = configuration
+        .to_typed()
+        .map_err(|error| CodecError::Other(error.to_string()))?;
+    Ok(Some(sharding))
 }
 
 /// Whether the fill value comes back from the whole chain bit for bit, each codec running its

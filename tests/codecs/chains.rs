@@ -1,14 +1,16 @@
 //! Chains of several codecs, decided as a whole by `validate_array`: a chain in which a later codec
 //! can store what an earlier codec cannot decode is rejected, naming the value, both codecs and
-//! what to change; once a chain is accepted, a write is refused only where the whole chain could
+//! what to change; through a `CheckedArray`, a write is refused only where the whole chain could
 //! not read it back.
 
 use std::sync::Arc;
 
+use crate::arrays::span;
+
 use serde_json::{Value as Json, json};
 use zarrs::array::{Array, ArrayBytes, ArrayMetadata};
 use zarrs::storage::store::MemoryStore;
-use zarrs_scale_offset_cast::{ElementErrorKind, Error, validate_array};
+use zarrs_scale_offset_cast::{CheckedArray, ElementErrorKind, Error, validate_array};
 
 /// A one-chunk array of `len` elements with `codecs` and then `bytes`.
 fn open(data_type: &str, fill: &Json, codecs: &Json, len: u64) -> Array<MemoryStore> {
@@ -202,8 +204,7 @@ fn an_accepted_chain_refuses_a_write_only_where_the_whole_chain_could_not_read_i
         error.to_string().contains("element 0 of the chunk (127)"),
         "{error}"
     );
-    let array = open("int8", &json!(0), &clamped, 3);
-    validate_array(&array).unwrap();
+    let array = CheckedArray::new(&open("int8", &json!(0), &clamped, 3)).unwrap();
     array.store_chunk(&[0], values.clone()).unwrap();
     let read: Vec<i8> = array.retrieve_chunk(&[0]).unwrap();
     assert_eq!(read, [6, 6, -6]);
@@ -213,8 +214,7 @@ fn an_accepted_chain_refuses_a_write_only_where_the_whole_chain_could_not_read_i
         {"name": "cast_value", "configuration": {"data_type": "float8_e4m3"}},
         {"name": "cast_value", "configuration": {"data_type": "float16"}},
     ]);
-    let array = open("int8", &json!(0), &exact, 3);
-    validate_array(&array).unwrap();
+    let array = CheckedArray::new(&open("int8", &json!(0), &exact, 3)).unwrap();
     let error = array.store_chunk(&[0], values).unwrap_err();
     let Some(Error::CastValue(zarrs_scale_offset_cast::CastValueError::Element {
         index,
@@ -257,11 +257,10 @@ fn an_element_error_of_an_accepted_chain_names_the_value_written_to_the_array() 
         );
         (written.clone(), error.to_string())
     };
-    // Without validate_array the codec does not know the codecs before it.
+    // Through the array as opened, the codec does not know the codecs before it.
     let (unchecked, message) = written(&open("float64", &json!(0.0), &codecs, 3));
     assert_eq!(unchecked, None, "{message}");
-    let array = open("float64", &json!(0.0), &codecs, 3);
-    validate_array(&array).unwrap();
+    let array = CheckedArray::new(&open("float64", &json!(0.0), &codecs, 3)).unwrap();
     let (checked, message) = written(&array);
     assert_eq!(checked.as_deref(), Some("1000000000"));
     assert!(
@@ -275,8 +274,7 @@ fn an_element_error_of_an_accepted_chain_names_the_value_written_to_the_array() 
         {"name": "scale_offset", "configuration": {"scale": 10}},
         {"name": "cast_value", "configuration": {"data_type": "int32"}},
     ]);
-    let array = open("int16", &json!(0), &first, 2);
-    validate_array(&array).unwrap();
+    let array = CheckedArray::new(&open("int16", &json!(0), &first, 2)).unwrap();
     let error = array
         .store_chunk(
             &[0],
@@ -292,4 +290,82 @@ fn an_element_error_of_an_accepted_chain_names_the_value_written_to_the_array() 
         panic!("{error}");
     };
     assert_eq!((*index, written.as_deref()), (1, None), "{error}");
+}
+
+/// The clamped chain of the test above: int8 127 becomes `float8_e4m3` 128, which the first cast
+/// cannot decode, and `float4_e2m1fn` 6 after the clamp, which the chain reads back as 6.
+fn clamped_chain() -> Json {
+    json!([
+        {"name": "cast_value", "configuration": {"data_type": "float8_e4m3"}},
+        {"name": "cast_value", "configuration": {"data_type": "float4_e2m1fn", "out_of_range": "clamp"}},
+    ])
+}
+
+#[test]
+fn an_array_writes_the_same_whatever_checks_ran_on_its_codecs_before() {
+    let values = || ArrayBytes::new_flen(bytemuck::cast_slice(&[127i8, 100, -128]).to_vec());
+    let array = open("int8", &json!(0), &clamped_chain(), 3);
+    let refusal = |array: &Array<MemoryStore>| {
+        array
+            .store_chunk(&[0], values())
+            .expect_err("the first cast refuses 127 on its own")
+            .to_string()
+    };
+    let before = refusal(&array);
+    assert!(before.contains("element 0 of the chunk (127)"), "{before}");
+    // Every check, and a checked array that shares nothing but the store, then the same write
+    // through the array and through another one built with the same codec instances.
+    validate_array(&array).unwrap();
+    let checked = CheckedArray::new(&array).unwrap();
+    checked.store_chunk(&[0], values()).unwrap();
+    let sharing = array
+        .builder()
+        .build(Arc::new(MemoryStore::new()), "/")
+        .unwrap();
+    assert!(Arc::ptr_eq(
+        &sharing.codecs().array_to_array_codecs()[0],
+        &array.codecs().array_to_array_codecs()[0]
+    ));
+    validate_array(&sharing).unwrap();
+    let _ = CheckedArray::new(&sharing).unwrap();
+    assert_eq!(refusal(&array), before);
+    assert_eq!(refusal(&sharing), before);
+    // The checked array's codecs are its own: they do not leak into the array it came from.
+    assert!(!Arc::ptr_eq(
+        &checked.codecs().array_to_array_codecs()[0],
+        &array.codecs().array_to_array_codecs()[0]
+    ));
+    let read: Vec<i8> = array.retrieve_chunk(&[0]).unwrap();
+    assert_eq!(read, [6, 6, -6]);
+}
+
+#[test]
+fn a_checked_array_checks_the_codecs_inside_shards_against_the_whole_chain() {
+    let mut inner = clamped_chain().as_array().unwrap().clone();
+    inner.push(json!({"name": "bytes", "configuration": {"endian": "little"}}));
+    let metadata: ArrayMetadata = serde_json::from_value(json!({
+        "zarr_format": 3, "node_type": "array", "shape": [6], "data_type": "int8",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [6]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+        "codecs": [{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [3], "codecs": inner,
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+        }}],
+    }))
+    .unwrap();
+    let array = Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", metadata).unwrap();
+    let values = vec![1i8, 127, 2, -128, 3, 100];
+    let error = array
+        .store_array_subset(&span(0, 6), values.clone())
+        .unwrap_err();
+    let Some(Error::CastValue(zarrs_scale_offset_cast::CastValueError::Element { index, .. })) =
+        Error::find(&error)
+    else {
+        panic!("{error}");
+    };
+    assert_eq!(*index, 1, "{error}");
+    let checked = CheckedArray::new(&array).unwrap();
+    checked.store_array_subset(&span(0, 6), values).unwrap();
+    let read: Vec<i8> = array.retrieve_array_subset(&span(0, 6)).unwrap();
+    assert_eq!(read, [1, 6, 2, -6, 3, 6]);
 }

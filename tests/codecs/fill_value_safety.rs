@@ -9,7 +9,7 @@ use serde_json::json;
 use zarrs::array::{Array, ArrayBytes, ArrayMetadata};
 use zarrs::storage::store::MemoryStore;
 use zarrs::storage::{ReadableStorageTraits, StoreKey, WritableStorageTraits};
-use zarrs_scale_offset_cast::{Error, validate_array};
+use zarrs_scale_offset_cast::{CheckedArray, Error, validate_array};
 
 /// The bits of `values`.
 fn bits(values: &[f64]) -> Vec<u64> {
@@ -127,7 +127,7 @@ fn a_fill_value_the_whole_chain_returns_is_taken_although_one_codec_changes_it()
         {"name": "scale_offset", "configuration": {"scale": 0.333_333_333_333_333_3}},
     ]);
     let fill = json!(0.9);
-    // Checked codec by codec (without validate_array), scale_offset refuses the write.
+    // Checked codec by codec (the array as opened), scale_offset refuses the write.
     let (_, unchecked) = open_1d("float32", &fill, &codecs, 10, 4).unwrap();
     let error = unchecked
         .store_array_subset(&span(0, 2), vec![1.0f32, 2.0])
@@ -136,9 +136,9 @@ fn a_fill_value_the_whole_chain_returns_is_taken_although_one_codec_changes_it()
         panic!("{error}");
     };
     assert_eq!(through, "scale_offset");
-    // validate_array decides for the whole chain, which returns the fill value.
+    // A CheckedArray decides for the whole chain, which returns the fill value.
     let (_, array) = open_1d("float32", &fill, &codecs, 10, 4).unwrap();
-    validate_array(&array).unwrap();
+    let array = CheckedArray::new(&array).unwrap();
     array
         .store_array_subset(&span(1, 3), vec![1.0f32, 2.0])
         .unwrap();

@@ -220,7 +220,8 @@ where
         .chunk_key_encoding(ChunkKeyEncoding::new(DefaultChunkKeyEncoding::default()))
         .storage_transformers(StorageTransformerChain::default())
         .build(target, path)?;
-    zarrs_scale_offset_cast::validate_array(&array)?;
+    // Every check, and writes checked against the whole chain.
+    let checked = zarrs_scale_offset_cast::CheckedArray::new(&array)?;
     // The source's attributes as they are, without zarrs' `_zarrs` entry.
     array
         .store_metadata_opt(&ArrayMetadataOptions::default().with_include_zarrs_metadata(false))?;
@@ -230,7 +231,7 @@ where
     let (elements, max_error) = chunks
         .par_iter()
         .map(|indices| {
-            let result = write_chunk(source, &array, indices, plan.max_error);
+            let result = write_chunk(source, &checked, indices, plan.max_error);
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             options.report(Stage::Write, n, total);
             result
