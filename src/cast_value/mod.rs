@@ -53,6 +53,7 @@
 mod builder;
 mod codec;
 mod config;
+mod fill;
 pub(crate) mod kernel;
 mod message;
 #[cfg(test)]
