@@ -1,6 +1,8 @@
 //! The `zarrs-scale-offset` command explains what it refuses: a path that does not exist in the
-//! same words for every command, a precision it cannot use in the words to type, and a target
-//! inside its own source; nothing is written when it refuses.
+//! same words for every command, a precision, a shape or a compressor it cannot use in the words
+//! to type (before it reads the source), and a target inside its own source; nothing is written
+//! when it refuses. `quantize` prints its plan before it writes, and only the plan with
+//! `--dry-run`.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -21,8 +23,15 @@ fn refusal(args: &[&str]) -> String {
 
 /// A copy of a zarr-python array to quantise.
 fn source(dir: &Path) -> String {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/legacy/arrays/v3-f64-plain");
-    let to = dir.join("source.zarr");
+    copy_of(dir, "v3-f64-plain")
+}
+
+/// A copy of the zarr-python array `name` of `tests/data/legacy/arrays`.
+fn copy_of(dir: &Path, name: &str) -> String {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/legacy/arrays")
+        .join(name);
+    let to = dir.join(format!("{name}.zarr"));
     std::fs::create_dir_all(&to).unwrap();
     for entry in walk(&from) {
         let relative = entry.strip_prefix(&from).unwrap();
@@ -187,4 +196,109 @@ fn inspect_takes_the_zarr_v2_arrays_that_migrate_and_quantize_take() {
     let dir = tempfile::tempdir().unwrap();
     let error = refusal(&["inspect", dir.path().to_str().unwrap()]);
     assert!(error.contains("is not a Zarr array or group"), "{error}");
+}
+
+#[test]
+fn arguments_are_checked_before_the_source_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    // A folder that is not an array: each refusal names the argument, not the source.
+    let source = dir.path().join("not-an-array");
+    std::fs::create_dir(&source).unwrap();
+    let (source, target) = (source.to_str().unwrap(), dir.path().join("t.zarr"));
+    let target = target.to_str().unwrap();
+    for (extra, said) in [
+        (vec!["--max-error", "0"], "--max-error 0"),
+        (vec!["--digits", "0"], "--digits 0"),
+        (
+            vec!["--max-error", "1e-4", "--chunks", "16x0"],
+            "--chunks 16x0: give positive whole numbers",
+        ),
+        (
+            vec!["--max-error", "1e-4", "--compressor", "lzma"],
+            "there is no compressor \"lzma\"",
+        ),
+        (
+            vec!["--max-error", "1e-4", "--compressor", "zstd:high"],
+            "\"high\" is not a whole number",
+        ),
+        (
+            vec![
+                "--max-error",
+                "1e-4",
+                "--compressor",
+                r#"{"name": "bytes"}"#,
+            ],
+            "not a compressor",
+        ),
+    ] {
+        let error = refusal(&[&["quantize", source, target][..], &extra].concat());
+        assert!(error.contains(said), "{extra:?}: {error}");
+        assert!(
+            !error.contains("not-an-array"),
+            "{extra:?} read the source: {error}"
+        );
+    }
+    assert!(!Path::new(target).exists());
+}
+
+#[test]
+fn quantize_prints_its_plan_before_writing_and_only_the_plan_on_a_dry_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = copy_of(dir.path(), "v3-f64-sharded-blosc");
+    let target = dir.path().join("q.zarr");
+    let args = [
+        "quantize",
+        &source,
+        target.to_str().unwrap(),
+        "--max-error",
+        "1e-4",
+    ];
+    let output = run(&[&args[..], &["--dry-run"]].concat());
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let shown = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = shown.lines().collect();
+    assert!(
+        lines[0].starts_with("source ")
+            && lines[0].contains("shards [30, 50] of inner chunks [10, 25]"),
+        "{shown}"
+    );
+    assert!(
+        lines[1].starts_with("plan: float64 as uint16, offset")
+            && lines[1].contains("guaranteed largest error 5"),
+        "{shown}"
+    );
+    assert!(
+        lines[2].starts_with(
+            "layout: shards [30, 50] of inner chunks [10, 25], compressors [{\"name\":\"blosc\""
+        ),
+        "{shown}"
+    );
+    assert!(lines[2].contains("\"typesize\":2"), "{shown}");
+    assert_eq!(lines[3], "dry run: nothing written");
+    assert!(!target.exists(), "a dry run wrote its target");
+    let output = run(&args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let written = String::from_utf8(output.stdout).unwrap();
+    let written: Vec<&str> = written.lines().collect();
+    assert_eq!(
+        written[..3],
+        lines[..3],
+        "the same plan, printed before writing"
+    );
+    assert!(
+        written[3].starts_with(&format!(
+            "wrote {}: 2 chunks; verified 3000 elements",
+            target.display()
+        )),
+        "{written:?}"
+    );
+    assert!(target.join("zarr.json").is_file());
 }

@@ -42,6 +42,7 @@
 
 mod bound;
 mod format;
+mod layout;
 mod range;
 mod rewrite;
 
@@ -56,9 +57,13 @@ use zarrs_scale_offset_cast::{
 
 use crate::int_type::IntType;
 use format::Format;
+pub use layout::{Chunking, Layout};
 pub use range::DataRange;
 pub(crate) use range::{chunk_indices, to_f64};
-pub use rewrite::{QuantizeError, QuantizeOptions, QuantizeReport, Stage, quantize_array};
+pub use rewrite::{
+    Quantization, QuantizeError, QuantizeOptions, QuantizeReport, Stage, prepare_quantization,
+    quantize_array,
+};
 
 /// How close the decoded values must be to the original ones.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -68,6 +73,17 @@ pub enum Precision {
     /// Significant decimal digits of the value of largest magnitude: the largest absolute error is
     /// half a unit of the last of these digits (3 digits of 273.15 allow 0.5).
     SignificantDigits(u32),
+}
+
+impl Precision {
+    /// Checks that the precision can be planned for: a positive, finite error, or at least one
+    /// digit.
+    ///
+    /// # Errors
+    /// Returns [`PlanError::InvalidPrecision`], naming the option to change.
+    pub fn check(self) -> Result<(), PlanError> {
+        requested_error(self, 1.0).map(drop)
+    }
 }
 
 /// A quantisation: the codecs to store an array's values as integers, and what they guarantee.

@@ -5,15 +5,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use zarrs::array::chunk_key_encoding::DefaultChunkKeyEncoding;
-use zarrs::array::codec::BytesCodec;
 use zarrs::array::codec::api::BytesToBytesCodecTraits;
 use zarrs::array::storage_transformer::StorageTransformerChain;
 use zarrs::array::{
     Array, ArrayBuilder, ArrayBytes, ArrayCreateError, ArrayError, ArrayMetadataOptions,
-    ChunkKeyEncoding,
+    ChunkKeyEncoding, unravel_index,
 };
 use zarrs::storage::{ReadableStorageTraits, ReadableWritableStorageTraits, StorageError};
 
+use super::layout::{Chunking, Layout};
 use super::{DataRange, Plan, PlanError, Precision, chunk_indices, plan, to_f64};
 
 /// What [`quantize_array`] did.
@@ -52,14 +52,15 @@ impl QuantizeReport {
     }
 }
 
-/// How [`quantize_array`] quantises: the precision, the compressors after the `bytes` codec (none
-/// by default), and what to call with the progress (the stage, the chunks done and the chunks in
-/// all, after each chunk).
+/// How [`quantize_array`] quantises: the precision, the layout (the source's by default: its
+/// chunks, shards and compressors), and what to call with the progress (the stage, the chunks
+/// done and the chunks in all, after each chunk).
 #[derive(Clone)]
 pub struct QuantizeOptions<'a> {
     precision: Precision,
     allow_constant: bool,
-    compressors: Vec<Arc<dyn BytesToBytesCodecTraits>>,
+    chunking: Chunking,
+    compressors: Option<Vec<Arc<dyn BytesToBytesCodecTraits>>>,
     progress: Option<&'a (dyn Fn(Stage, u64, u64) + Sync)>,
 }
 
@@ -67,19 +68,21 @@ impl std::fmt::Debug for QuantizeOptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("QuantizeOptions")
             .field("precision", &self.precision)
-            .field("compressors", &self.compressors.len())
+            .field("chunking", &self.chunking)
+            .field("compressors", &self.compressors.as_ref().map(Vec::len))
             .finish_non_exhaustive()
     }
 }
 
 impl<'a> QuantizeOptions<'a> {
-    /// Options for `precision`, without compressors or progress.
+    /// Options for `precision`, keeping the source's layout, without progress.
     #[must_use]
     pub fn new(precision: Precision) -> Self {
         Self {
             precision,
             allow_constant: false,
-            compressors: Vec::new(),
+            chunking: Chunking::Source,
+            compressors: None,
             progress: None,
         }
     }
@@ -93,10 +96,19 @@ impl<'a> QuantizeOptions<'a> {
         self
     }
 
-    /// The same with `compressors` after the `bytes` codec.
+    /// The same with `compressors` after the `bytes` codec (inside the shards where the copy is
+    /// sharded) instead of the source's; none for an empty list. Blosc takes the stored type's
+    /// size as its `typesize`.
     #[must_use]
     pub fn with_compressors(mut self, compressors: Vec<Arc<dyn BytesToBytesCodecTraits>>) -> Self {
-        self.compressors = compressors;
+        self.compressors = Some(compressors);
+        self
+    }
+
+    /// The same with the copy chunked as `chunking` says instead of as the source is.
+    #[must_use]
+    pub fn with_chunking(mut self, chunking: Chunking) -> Self {
+        self.chunking = chunking;
         self
     }
 
@@ -162,13 +174,11 @@ pub enum QuantizeError {
     },
     /// An element read back from the target differs from the source by more than the bound.
     #[error(
-        "element {element} of chunk {chunk:?} is {source_value} but reads back as {read} (bound {bound:e})"
+        "the element at {coordinates:?} is {source_value} but reads back as {read} (bound {bound:e})"
     )]
     Verify {
-        /// The chunk's indices.
-        chunk: Vec<u64>,
-        /// The element's index within the chunk (C order, the whole chunk).
-        element: usize,
+        /// The element's coordinates in the array.
+        coordinates: Vec<u64>,
         /// The source's value.
         source_value: f64,
         /// The target's value.
@@ -178,25 +188,30 @@ pub enum QuantizeError {
     },
 }
 
-/// Rewrites `source` (a float array) into a new array at `path` of `target`, stored as integers
-/// by the [`plan`] for its range (read from every chunk) and fill value at the precision of
-/// `options`, with its compressors after the `bytes` codec. Shape, chunk grid, fill value,
-/// dimension names and attributes stay as they are. Chunks are written, read back from the store
-/// and compared with the source in parallel (rayon).
+/// A quantisation decided and not yet written: the [`Plan`] for the source's range and fill value,
+/// and the copy's [`Layout`]. [`prepare_quantization`] makes it; printing it is a dry run.
+#[derive(Debug)]
+pub struct Quantization<'s, 'o, TSource: ?Sized> {
+    source: &'s Array<TSource>,
+    options: &'s QuantizeOptions<'o>,
+    plan: Plan,
+    layout: Layout,
+}
+
+/// Reads every chunk of `source` (a float array) to find its range, and decides the [`plan`] for
+/// it at the precision of `options` and the copy's layout; writes nothing.
 ///
 /// # Errors
-/// Returns a [`QuantizeError`] if no plan meets `precision`, an array cannot be read or written,
-/// or an element reads back outside the bound.
-pub fn quantize_array<TSource, TTarget>(
-    source: &Array<TSource>,
-    target: Arc<TTarget>,
-    path: &str,
-    options: &QuantizeOptions<'_>,
-) -> Result<(Array<TTarget>, QuantizeReport), QuantizeError>
+/// Returns a [`QuantizeError`] if the precision is not valid (before anything is read), no plan
+/// meets it, the layout asked for does not fit the array, or the source cannot be read.
+pub fn prepare_quantization<'s, 'o, TSource>(
+    source: &'s Array<TSource>,
+    options: &'s QuantizeOptions<'o>,
+) -> Result<Quantization<'s, 'o, TSource>, QuantizeError>
 where
     TSource: ?Sized + ReadableStorageTraits + 'static,
-    TTarget: ?Sized + ReadableWritableStorageTraits + 'static,
 {
+    options.precision.check()?;
     if super::format::Format::of(source.data_type()).is_none() {
         let name = source.data_type().name_v3().map(|n| n.to_string());
         return Err(PlanError::UnsupportedDataType(name.unwrap_or_default()).into());
@@ -213,41 +228,116 @@ where
             bound: plan.max_error(),
         });
     }
-    let array = ArrayBuilder::from_array(source)
-        .array_to_array_codecs(plan.codecs()?)
-        .array_to_bytes_codec(Arc::new(BytesCodec::little()))
-        .bytes_to_bytes_codecs(options.compressors.clone())
-        .chunk_key_encoding(ChunkKeyEncoding::new(DefaultChunkKeyEncoding::default()))
-        .storage_transformers(StorageTransformerChain::default())
-        .build(target, path)?;
-    // Every check, and writes checked against the whole chain.
-    let checked = zarrs_scale_offset_cast::CheckedArray::new(&array)?;
-    // The source's attributes as they are, without zarrs' `_zarrs` entry.
-    array
-        .store_metadata_opt(&ArrayMetadataOptions::default().with_include_zarrs_metadata(false))?;
-    let chunks = chunk_indices(source);
-    let total = chunks.len() as u64;
-    let done = AtomicU64::new(0);
-    let (elements, max_error) = chunks
-        .par_iter()
-        .map(|indices| {
-            let result = write_chunk(source, &checked, indices, plan.max_error);
-            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            options.report(Stage::Write, n, total);
-            result
-        })
-        .try_reduce(|| (0, 0.0), |a, b| Ok((a.0 + b.0, a.1.max(b.1))))?;
-    let report = QuantizeReport {
+    let layout = Layout::new(
+        source,
+        &options.chunking,
+        options.compressors.as_deref(),
+        plan.storage(),
+    )?;
+    Ok(Quantization {
+        source,
+        options,
         plan,
-        chunks: total,
-        elements,
-        max_error,
-    };
-    Ok((array, report))
+        layout,
+    })
 }
 
-/// Writes the chunk at `indices` of `source` to `target`, reads it back from the store and
-/// compares every element with the source's: the elements within the array, and the largest error.
+impl<TSource: ?Sized> Quantization<'_, '_, TSource> {
+    /// The plan.
+    #[must_use]
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The copy's layout.
+    #[must_use]
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+}
+
+impl<TSource> Quantization<'_, '_, TSource>
+where
+    TSource: ?Sized + ReadableStorageTraits + 'static,
+{
+    /// Writes the copy into a new array at `path` of `target`: the source's shape, fill value,
+    /// dimension names and attributes, the layout's chunks, shards and compressors, and the
+    /// plan's codecs (inside the shards where it is sharded), through a
+    /// [`CheckedArray`](zarrs_scale_offset_cast::CheckedArray). Chunks are written, read back
+    /// from the store and compared with the source in parallel (rayon).
+    ///
+    /// # Errors
+    /// Returns a [`QuantizeError`] if an array cannot be read or written, or an element reads
+    /// back outside the bound.
+    pub fn write<TTarget>(
+        &self,
+        target: Arc<TTarget>,
+        path: &str,
+    ) -> Result<(Array<TTarget>, QuantizeReport), QuantizeError>
+    where
+        TTarget: ?Sized + ReadableWritableStorageTraits + 'static,
+    {
+        let (source, plan) = (self.source, &self.plan);
+        let mut builder = ArrayBuilder::from_array(source);
+        self.layout
+            .build_into(&mut builder, plan.codecs()?, plan.data_type());
+        let array = builder
+            .chunk_key_encoding(ChunkKeyEncoding::new(DefaultChunkKeyEncoding::default()))
+            .storage_transformers(StorageTransformerChain::default())
+            .build(target, path)?;
+        // Every check, and writes checked against the whole chain.
+        let checked = zarrs_scale_offset_cast::CheckedArray::new(&array)?;
+        // The source's attributes as they are, without zarrs' `_zarrs` entry.
+        array.store_metadata_opt(
+            &ArrayMetadataOptions::default().with_include_zarrs_metadata(false),
+        )?;
+        let chunks = chunk_indices(&array);
+        let total = chunks.len() as u64;
+        let done = AtomicU64::new(0);
+        let (elements, max_error) = chunks
+            .par_iter()
+            .map(|indices| {
+                let result = write_chunk(source, &checked, indices, plan.max_error);
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                self.options.report(Stage::Write, n, total);
+                result
+            })
+            .try_reduce(|| (0, 0.0), |a, b| Ok((a.0 + b.0, a.1.max(b.1))))?;
+        let report = QuantizeReport {
+            plan: plan.clone(),
+            chunks: total,
+            elements,
+            max_error,
+        };
+        Ok((array, report))
+    }
+}
+
+/// Rewrites `source` (a float array) into a new array at `path` of `target`, stored as integers
+/// by the [`plan`] for its range (read from every chunk) and fill value at the precision of
+/// `options`: [`prepare_quantization`] and then [`Quantization::write`]. Shape, fill value,
+/// dimension names and attributes stay as they are, and so, unless `options` change them, do the
+/// chunks, the shards and their inner chunks, and the compressors.
+///
+/// # Errors
+/// Returns a [`QuantizeError`] if no plan meets `precision`, an array cannot be read or written,
+/// or an element reads back outside the bound.
+pub fn quantize_array<TSource, TTarget>(
+    source: &Array<TSource>,
+    target: Arc<TTarget>,
+    path: &str,
+    options: &QuantizeOptions<'_>,
+) -> Result<(Array<TTarget>, QuantizeReport), QuantizeError>
+where
+    TSource: ?Sized + ReadableStorageTraits + 'static,
+    TTarget: ?Sized + ReadableWritableStorageTraits + 'static,
+{
+    prepare_quantization(source, options)?.write(target, path)
+}
+
+/// Writes the chunk at `indices` of `target` from the same elements of `source`, reads it back
+/// from the store and compares every element with the source's: the elements, and the largest
+/// error.
 fn write_chunk<TSource, TTarget>(
     source: &Array<TSource>,
     target: &Array<TTarget>,
@@ -258,10 +348,11 @@ where
     TSource: ?Sized + ReadableStorageTraits + 'static,
     TTarget: ?Sized + ReadableWritableStorageTraits + 'static,
 {
-    let bytes: ArrayBytes<'static> = source.retrieve_chunk(indices)?;
+    let subset = target.chunk_subset_bounded(indices)?;
+    let bytes: ArrayBytes<'static> = source.retrieve_array_subset(&subset)?;
     let expected = to_f64(source.data_type(), &bytes)?;
-    target.store_chunk(indices, bytes)?;
-    let read: ArrayBytes<'static> = target.retrieve_chunk(indices)?;
+    target.store_array_subset(&subset, bytes)?;
+    let read: ArrayBytes<'static> = target.retrieve_array_subset(&subset)?;
     let read = to_f64(target.data_type(), &read)?;
     let mut largest = 0f64;
     for (element, (&x, &z)) in expected.iter().zip(&read).enumerate() {
@@ -269,9 +360,13 @@ where
         let same_special =
             (x.is_nan() && z.is_nan()) || (x.is_infinite() && x.to_bits() == z.to_bits());
         if !(same_special || (x.is_finite() && error <= bound)) {
+            let within = unravel_index(element as u64, subset.shape()).unwrap_or_default();
             return Err(QuantizeError::Verify {
-                chunk: indices.to_vec(),
-                element,
+                coordinates: within
+                    .iter()
+                    .zip(subset.start())
+                    .map(|(i, start)| i + start)
+                    .collect(),
                 source_value: x,
                 read: z,
                 bound,
@@ -279,8 +374,5 @@ where
         }
         largest = largest.max(error);
     }
-    Ok((
-        source.chunk_subset_bounded(indices)?.num_elements(),
-        largest,
-    ))
+    Ok((subset.num_elements(), largest))
 }

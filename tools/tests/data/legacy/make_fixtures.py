@@ -5,7 +5,7 @@ Run from the crate's root with the zarr-python tool (../shared/tools/zarr-python
     zpy tests/data/legacy/make_fixtures.py tests/data/legacy
 
 Arrays using `numcodecs.fixedscaleoffset` (Zarr V3) and the `fixedscaleoffset` filter (Zarr V2),
-to migrate, and plain float arrays of both formats, to quantize. `manifest.json` holds each
+to migrate, and plain float arrays of both formats (one sharded with Blosc), to quantize. `manifest.json` holds each
 array's values as zarr-python reads them (through numcodecs), C order, "NaN"/"Infinity" as strings.
 """
 
@@ -124,6 +124,16 @@ add("v3-f64-u16-nan-fill", partial, "fill value NaN, a NaN element, chunks never
 v3_fso("v3-f32-i16-fill-off-grid", rng.uniform(250, 300, size=(9, 9)).astype("<f4"), 273.15, 100,
        "<f4", "<i2", None, 0.0, "float32 temperatures, offset 273.15: fill value 0 is off the grid",
        chunks=(4, 4))
+
+# zarr-python's sharded layout with Blosc, to quantize: shards of inner chunks, Blosc as zarr-python
+# configures it for float64 (typesize 8, shuffle).
+sharded = zarr.create_array(str(arrays / "v3-f64-sharded-blosc"), shape=(60, 50), chunks=(10, 25),
+                            shards=(30, 50), dtype="<f8", fill_value=np.nan, zarr_format=3,
+                            dimension_names=["y", "x"],
+                            compressors=zarr.codecs.BloscCodec(cname="zstd", clevel=5))
+sharded.attrs["units"] = "reflectance"
+sharded[...] = reflectance((60, 50), "<f8")
+add("v3-f64-sharded-blosc", sharded, "float64 reflectances in shards of inner chunks, Blosc zstd")
 
 (root / "manifest.json").write_text(json.dumps({
     "generator": f"zarr-python {zarr.__version__}, numcodecs {numcodecs.__version__}, numpy {np.__version__}",
