@@ -228,6 +228,7 @@ fn compare_every_cast<F: Input>() -> (usize, usize) {
     not(avx512_host),
     ignore = "the CPU that built the tests has no AVX-512: run with --ignored on one that has"
 )]
+#[cfg_attr(miri, ignore = "Miri runs no AVX-512 intrinsics")]
 fn the_intrinsics_cast_like_the_compilers_loop() {
     assert!(
         Isa::available().iter().any(|isa| isa.is_avx512()),
