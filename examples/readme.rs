@@ -52,7 +52,7 @@ fn reflectance_layout(
 
 /// The reflectance the example writes at row `i`, column `j`.
 fn reflectance(i: u64, j: u64) -> f64 {
-    if (7 * i + j) % 23 == 0 {
+    if (7 * i + j).is_multiple_of(23) {
         f64::NAN
     } else {
         f64::from(u32::try_from((37 * i + 11 * j) % 9000).expect("small")) * 1e-4
@@ -100,6 +100,18 @@ mod tests {
     use zarrs::storage::store::MemoryStore;
     use zarrs::storage::{ReadableStorageTraits, StoreKey};
 
+    /// The codecs of `array`'s metadata, without `cast_value`'s default rounding, which
+    /// zarr-python leaves out.
+    fn codecs<S: ?Sized>(array: &Array<S>) -> serde_json::Value {
+        let metadata = serde_json::to_value(array.metadata()).unwrap();
+        let mut codecs = metadata["codecs"].clone();
+        codecs[0]["configuration"]["codecs"][1]["configuration"]
+            .as_object_mut()
+            .unwrap()
+            .remove("rounding");
+        codecs
+    }
+
     /// The same layout and values as zarr-python writes them (`tests/data/sharded-layout`, by
     /// `tests/zarr-python/sharded_layout.py`): the same codecs, and every inner chunk byte for
     /// byte.
@@ -121,16 +133,6 @@ mod tests {
         );
         let zarr_python =
             Array::open(Arc::new(FilesystemStore::new(fixture).unwrap()), "/").unwrap();
-        fn codecs<S: ?Sized>(array: &Array<S>) -> serde_json::Value {
-            let metadata = serde_json::to_value(array.metadata()).unwrap();
-            let mut codecs = metadata["codecs"].clone();
-            // zarr-python leaves out cast_value's default rounding.
-            codecs[0]["configuration"]["codecs"][1]["configuration"]
-                .as_object_mut()
-                .unwrap()
-                .remove("rounding");
-            codecs
-        }
         assert_eq!(codecs(&array), codecs(&zarr_python));
         // zarrs orders the inner chunks of a shard its own way (zarr-python in Morton order):
         // each inner chunk is compared, found through the shard's index.

@@ -108,9 +108,11 @@ const IN_FLIGHT: usize = 16;
 const SLOW: Duration = Duration::from_millis(5);
 
 /// Fetches every item with `fetch` and hands each answer to `answer`, up to `workers` items at
-/// once on rayon's threads; once a fetch of the read took [`SLOW`] or more (`slow`), up to
-/// [`IN_FLIGHT`] items are fetched at once altogether, the others by threads of their own, whose
-/// answers rayon's threads take as they come.
+/// once on rayon's threads, each worker taking the items of its own contiguous share first (as
+/// [`map_limited`] shares them) and then those other workers have not reached; once a fetch of
+/// the read took [`SLOW`] or more (`slow`), up to [`IN_FLIGHT`] items are fetched at once
+/// altogether, the others by threads of their own, which take items from the far ends of the
+/// shares and whose answers rayon's threads take as they come.
 pub(crate) fn in_flight<T: Send, A: Send>(
     items: Vec<T>,
     workers: usize,
@@ -128,8 +130,32 @@ pub(crate) fn in_flight<T: Send, A: Send>(
         }
         (item, answered)
     };
-    let queue = Mutex::new(items.into_iter());
-    let take = || queue.lock().ok()?.next();
+    // The workers' shares, contiguous, in order.
+    let per_share = items.len().div_ceil(workers).max(1);
+    let mut items = items.into_iter();
+    let shares: Vec<Mutex<std::vec::IntoIter<T>>> = (0..workers)
+        .map(|_| {
+            Mutex::new(
+                items
+                    .by_ref()
+                    .take(per_share)
+                    .collect::<Vec<_>>()
+                    .into_iter(),
+            )
+        })
+        .collect();
+    // The next item of share `own`, else of the shares after it (from their far ends where
+    // `from_back`).
+    let take = |own: usize, from_back: bool| {
+        (0..workers).find_map(|k| {
+            let mut share = shares[(own + k) % workers].lock().ok()?;
+            if from_back {
+                share.next_back()
+            } else {
+                share.next()
+            }
+        })
+    };
     let (send, receive) = mpsc::sync_channel::<(T, A)>(helpers);
     let (send, receive) = (Mutex::new(Some(send)), Mutex::new(receive));
     std::thread::scope(|scope| {
@@ -138,10 +164,10 @@ pub(crate) fn in_flight<T: Send, A: Send>(
             let Some(send) = send.lock().ok()?.take() else {
                 return Some(());
             };
-            for _ in 0..helpers {
+            for helper in 0..helpers {
                 let send = send.clone();
                 scope.spawn(move || {
-                    while let Some(item) = take() {
+                    while let Some(item) = take(helper % workers, true) {
                         if send.send(timed(item)).is_err() {
                             break;
                         }
@@ -152,10 +178,10 @@ pub(crate) fn in_flight<T: Send, A: Send>(
         };
         // Each worker: what the helpers fetched first, then an item of its own, then, once the
         // items are all taken, what the helpers still bring.
-        let work = |_| loop {
+        let work = |own: usize| loop {
             let helped = helpers > 0 && slow.load(Ordering::Relaxed) && helping().is_some();
             let next = receive.lock().ok().and_then(|r| r.try_recv().ok());
-            let next = match next.or_else(|| take().map(timed)) {
+            let next = match next.or_else(|| take(own, false).map(timed)) {
                 None if helped => receive.lock().ok().and_then(|r| r.recv().ok()),
                 next => next,
             };

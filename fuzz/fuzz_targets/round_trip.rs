@@ -1,7 +1,8 @@
 //! Random chains of one to three codecs (outside or inside shards, after a transpose) and random
 //! data through the zarrs `Array` API, written in part: nothing panics; a read of any part gives
 //! the same bits as the whole read, and `FusedReader` gives the same bits as zarrs (or fails
-//! where zarrs fails); on a chain `validate_array` accepts, a write that succeeds reads back,
+//! where zarrs fails); on a chain `validate_array` accepts, a write that succeeds (through the
+//! array as opened or a `CheckedArray`) reads back,
 //! every element outside the part written is the fill value, an element equal to the fill value
 //! reads as it, and a lossless cast returns every element exactly.
 
@@ -14,7 +15,7 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::{Value as Json, json};
 use zarrs::array::{Array, ArrayBytes, ArrayMetadata, ArraySubset, CodecOptions};
 use zarrs::storage::store::MemoryStore;
-use zarrs_scale_offset_cast::{FusedReader, validate_array};
+use zarrs_scale_offset_cast::{CheckedArray, FusedReader, validate_array};
 
 /// `(name, bytes, value bits, integer, signed)`.
 const TYPES: [Type; 26] = [
@@ -106,7 +107,7 @@ struct Input {
     inner_rows: bool,
     index_at_start: bool,
     index_crc32c: bool,
-    /// Whether validate_array runs (and, if it accepts the chain, checks writes against it).
+    /// Whether the write goes through a `CheckedArray` (where the chain is accepted).
     validate: bool,
     /// The part written (rows and columns from, lengths), and a part read.
     written: (u8, u8, u8, u8),
@@ -396,14 +397,18 @@ fuzz_target!(|input: Input| {
     let Ok(array) = Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", metadata) else {
         return;
     };
-    // Accepted chains read back whatever they write; the others are only written and read.
+    // Accepted chains read back whatever they write, through the array as opened and through a
+    // CheckedArray (whose writes are checked against the whole chain); the others are only
+    // written and read.
     let accepted = validate_array(&array).is_ok();
-    let array = if input.validate {
-        array
-    } else {
-        Array::new_with_metadata(Arc::new(MemoryStore::new()), "/", array.metadata().clone())
-            .unwrap()
-    };
+    let checked = CheckedArray::new(&array);
+    assert_eq!(
+        accepted,
+        checked.is_ok(),
+        "validate_array and CheckedArray::new decide alike"
+    );
+    let checked = checked.ok().filter(|_| input.validate);
+    let array: &Array<MemoryStore> = checked.as_deref().unwrap_or(&array);
     let written = region(shape, input.written);
     let count = written.num_elements() as usize;
     let fill = encoding(from, input.fill);
@@ -428,7 +433,7 @@ fuzz_target!(|input: Input| {
     // The fused read path gives zarrs' bits, or fails where zarrs fails.
     for subset in [&whole, &part] {
         let zarrs = array.retrieve_array_subset::<ArrayBytes<'static>>(subset);
-        if let Some(fused) = fused_read(&array, from.0, subset) {
+        if let Some(fused) = fused_read(array, from.0, subset) {
             match (zarrs, fused) {
                 (Ok(zarrs), Ok(fused)) => {
                     assert_eq!(

@@ -56,7 +56,8 @@ impl Statistics {
     }
 
     /// The distance from the value of largest magnitude to the next value the codecs can store
-    /// (the largest quantisation step within the data's range), where the codecs quantise.
+    /// (the largest quantisation step within the data's range), where the codecs quantise,
+    /// rounded to the digits it carries.
     #[must_use]
     pub fn largest_step(&self) -> Option<f64> {
         self.largest_step
@@ -233,7 +234,24 @@ fn largest_step<TStorage: ?Sized>(
     };
     let (a, b) = (decode_back(stored)?, decode_back(next)?);
     let step = (b - a).abs();
-    step.is_finite().then_some(step)
+    step.is_finite()
+        .then(|| carried(step, a.abs().max(b.abs())))
+}
+
+/// `difference`, of two values of magnitude up to `magnitude`, rounded to the significant digits
+/// it carries: each value is within half a unit in the last place of float64, so the difference
+/// is within one such unit (0.0001 for the 9.999999999998899e-5 between 1.1999 and 1.2).
+fn carried(difference: f64, magnitude: f64) -> f64 {
+    let unit = magnitude * f64::EPSILON;
+    if difference == 0.0 || unit == 0.0 {
+        return difference;
+    }
+    #[expect(clippy::cast_possible_truncation, reason = "a count of decimal digits")]
+    #[expect(clippy::cast_sign_loss, reason = "at least one")]
+    let digits = ((difference / unit).log10().floor().max(1.0) as usize).min(17);
+    format!("{difference:.prec$e}", prec = digits - 1)
+        .parse()
+        .unwrap_or(difference)
 }
 
 /// The next stored element of larger magnitude (or smaller, at the end of the range).
@@ -263,4 +281,20 @@ fn next_away_from_zero(data_type: &DataType, element: &[u8]) -> Option<Vec<u8>> 
                 .and_then(|v| v.first().copied())
                 .is_some_and(|x| x.is_finite() && x.to_bits() != value.to_bits())
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::carried;
+
+    #[test]
+    fn a_step_keeps_the_digits_its_values_carry() {
+        // 1.1999 - 1.2 in float64, and steps whose values carry every digit.
+        let step = (1.1999f64 - 1.2).abs();
+        assert_eq!(step.to_string(), "0.00009999999999998899");
+        assert_eq!(carried(step, 1.2).to_string(), "0.0001");
+        assert_eq!(carried(10.0, 2540.0).to_string(), "10");
+        assert_eq!(carried(0.1, 0.1).to_string(), "0.1");
+        assert_eq!(carried(0.0, 3.0).to_string(), "0");
+    }
 }
