@@ -44,7 +44,7 @@ bin="$work/target/release"
 
 # A reflectance array zarr-python wrote (sharded, Blosc zstd, edge chunks), to float32 and back.
 stage=$(mktemp -d /tmp/zarrs-tools.XXXXXX)
-cp -r "$repo/stores/tests/data/sentinel2.zarr/measurements/reflectance/r10m/b04" "$stage/b04"
+cp -r "$repo/integrations/stores/tests/data/sentinel2.zarr/measurements/reflectance/r10m/b04" "$stage/b04"
 "$bin/zarrs_info" "$stage/b04" metadata > "$stage/info.json"
 grep -q '"scale_offset"' "$stage/info.json"
 # (Not `zarrs_info range`: zarrs_tools 0.8.1 panics on any float array holding NaN, as this one does.)
