@@ -66,8 +66,8 @@
 pub mod cast_value;
 mod chain;
 mod element;
+mod engine;
 mod error;
-mod kernel;
 mod numeric;
 mod parallel;
 mod plugin;

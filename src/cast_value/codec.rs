@@ -19,9 +19,9 @@ use crate::chain::step::{Kernels, Step};
 use crate::chain::{Place, convert_chunk};
 use crate::element::cast_value::ElementCast;
 use crate::element::scalar_map::read_entries;
-use crate::kernel::lut::SpareBits;
-use crate::kernel::simd::Isa;
-use crate::kernel::{Kernel, driver};
+use crate::engine::lut::SpareBits;
+use crate::engine::simd::Isa;
+use crate::engine::{Kernel, blockwise};
 use crate::numeric::fault::ElementFault;
 use crate::numeric::{NumericType, numeric_type, write_element_bits};
 use crate::plugin::binding::Binding;
@@ -237,7 +237,7 @@ impl CastValueCodec {
         }
     }
 
-    /// One element through the kernel of `direction` (see [`driver::one`]).
+    /// One element through the kernel of `direction` (see [`blockwise::one`]).
     pub(super) fn convert_one_bound(
         &self,
         bound: &Bound,
@@ -248,7 +248,7 @@ impl CastValueCodec {
             Direction::Encode => (&bound.encode, bound.source, self.settings.target),
             Direction::Decode => (&bound.decode, self.settings.target, bound.source),
         };
-        driver::one(kernel.as_ref(), bits, to.kind())
+        blockwise::one(kernel.as_ref(), bits, to.kind())
             .map_err(|fault| self.element_error(direction, from, to, fault, None))
     }
 

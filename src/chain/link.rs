@@ -7,9 +7,9 @@ use std::sync::Arc;
 use zarrs::array::{DataType, FillValue};
 
 use super::step::Step;
+use crate::engine::{Kernel, blockwise};
 use crate::error::Error;
 use crate::error::describe_bits;
-use crate::kernel::{Kernel, driver};
 use crate::numeric::fault::ElementFault;
 use crate::numeric::{NumericType, RoundingMode, Value, encode, write_element_bits};
 
@@ -105,7 +105,7 @@ pub(crate) fn convert_chunk<'a>(
 ) -> Result<Cow<'a, [u8]>, Traced> {
     match context.and_then(|context| context.rest.as_deref()) {
         Some(rest) => encode_against_rest(kernel, &step(), rest, &bytes).map(Cow::Owned),
-        None => driver::apply(kernel, bytes, threads),
+        None => blockwise::apply(kernel, bytes, threads),
     }
     .map_err(|fault| {
         let written = context.and_then(|context| context.written(input, fault.value));
@@ -130,7 +130,7 @@ pub(crate) fn encode_against_rest(
     let mut output = vec![0u8; n * out_size];
     let mut start = 0;
     while start < n {
-        let Err(fault) = driver::apply_into(
+        let Err(fault) = blockwise::apply_into(
             kernel,
             &input[start * in_size..],
             &mut output[start * out_size..],
@@ -143,7 +143,7 @@ pub(crate) fn encode_against_rest(
         };
         let at = fault.index;
         // The elements before it convert as they are; the output of the failed pass may be partial.
-        driver::apply_into(
+        blockwise::apply_into(
             kernel,
             &input[start * in_size..at * in_size],
             &mut output[start * out_size..at * out_size],

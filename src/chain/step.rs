@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::element::cast_value::ElementCast;
 use crate::element::scale_offset::element;
 use crate::element::scale_offset::{Parameters, encode_element};
-use crate::kernel::{Kernel, driver};
+use crate::engine::{Kernel, blockwise};
 use crate::numeric::fault::FaultKind;
 use crate::numeric::{
     Kind, NumericType, OutOfRangeMode, RoundingMode, Value, decode, element_bits, encode,
@@ -149,7 +149,7 @@ impl Step {
             for (&x, slot) in run.iter().zip(input.chunks_exact_mut(in_size)) {
                 write_element_bits(x, slot);
             }
-            if driver::apply_into(kernel.as_ref(), input, output).is_ok() {
+            if blockwise::apply_into(kernel.as_ref(), input, output).is_ok() {
                 results.extend(output.chunks_exact(out_size).map(|y| Ok(element_bits(y))));
             } else {
                 results.extend(run.iter().map(|&x| exact(x)));

@@ -110,10 +110,6 @@ impl ScalarMap {
     }
 
     /// Whether an element matches the key `(key, key is NaN)`.
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     fn matches<S: MapInput>(x: S, key: S, key_is_nan: bool) -> bool {
         if key_is_nan { x.key_is_nan() } else { x == key }
@@ -121,10 +117,6 @@ impl ScalarMap {
 
     /// Overwrites the output of every element that matches a (not poisoned) key; returns whether
     /// an element matches a poisoned key.
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     pub(crate) fn overwrite<S: MapInput, O: Storage>(&self, input: &[S], output: &mut [O]) -> bool {
         for &(key, key_is_nan, mapped) in &self.entries {

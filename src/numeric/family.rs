@@ -74,10 +74,6 @@ impl<W: Bits> Wrap<W> {
 
     /// `v` modulo `2^bits`, as the storage bits of the target.
     #[inline(always)]
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     pub(crate) fn apply(self, v: W) -> W {
         ((v & self.mask) ^ self.sign).wrapping_sub(&self.sign)
     }

@@ -53,10 +53,6 @@ pub(crate) trait HwFloat:
     /// The encoding of `|self|` xor that of +Infinity: zero exactly for the infinities (NaN
     /// included among the others), so that the least of a block's is zero exactly when the block
     /// holds one (two integer operations per element).
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     fn infinity_gap(self) -> Self::Bits {
         (self.encoding() & !(-Self::zero()).encoding()) ^ Self::infinity().encoding()
@@ -159,10 +155,6 @@ fn magnitude_ties_even<F: HwFloat>(a: F) -> F {
 ///
 /// Every mode is a rounding of the magnitude (down or up), and the result carries the sign of `x`
 /// (`ceil(-0.5)` is `-0`).
-#[expect(
-    clippy::inline_always,
-    reason = "called with a constant mode, which must fold into one loop per mode"
-)]
 #[inline(always)]
 pub(crate) fn round_to_integral<F: HwFloat>(x: F, mode: RoundingMode) -> F {
     match mode {
@@ -173,10 +165,6 @@ pub(crate) fn round_to_integral<F: HwFloat>(x: F, mode: RoundingMode) -> F {
 
 /// `x` rounded to an integer under a directed mode given as flags (see [`Directed`]), exactly;
 /// NaN and ±Infinity pass through. One loop serves all four modes.
-#[expect(
-    clippy::inline_always,
-    reason = "inlined into each instruction set's copy of the loop"
-)]
 #[inline(always)]
 pub(crate) fn round_to_integral_directed<F: HwFloat>(x: F, mode: Directed) -> F {
     let a = x.abs();

@@ -41,10 +41,6 @@ impl Directed {
     /// magnitude up (else down) under a directed mode; `nearest-away` rounds up from a remainder of
     /// at least half (`at_least_half`).
     #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[expect(
         clippy::needless_bitwise_bool,
         reason = "no branches in a loop meant to vectorise"
     )]

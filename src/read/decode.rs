@@ -19,7 +19,7 @@ use super::blosc::{self, BlockTable, Rest};
 use super::layout::Layout;
 use super::output::{ChunkWork, Stored};
 use super::shard::Kept;
-use crate::kernel::driver::{MIN_ELEMENTS_PER_TASK, Output};
+use crate::engine::blockwise::{MIN_ELEMENTS_PER_TASK, Output};
 use crate::parallel;
 
 /// The fewest bytes a thread decompresses on its own.
@@ -331,7 +331,7 @@ mod tests {
     use zarrs::array::{ArrayBuilder, CodecOptions, data_type};
     use zarrs::storage::store::MemoryStore;
 
-    use crate::kernel::testing::rayon_without_workers;
+    use crate::engine::testing::rayon_without_workers;
     use crate::{CastValueCodec, CastValueOutOfRangeMode, FusedReader, ScaleOffsetCodec};
 
     /// A write and reads of a float64 array stored as uint16 in one chunk, through zarrs and the

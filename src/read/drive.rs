@@ -17,7 +17,7 @@ use super::layout::{Layout, Unfused};
 use super::output::ChunkWork;
 use super::plan::{self, Context, Fetch, Outcome};
 use super::{FusedReader, element_count};
-use crate::kernel::driver::Output;
+use crate::engine::blockwise::Output;
 use crate::parallel;
 use zarrs::array::{ArraySubsetTraits, Element};
 

@@ -15,7 +15,7 @@ use zarrs_metadata_ext::codec::sharding::{
 
 use super::blosc;
 use super::shard::Sharding;
-use crate::kernel::{Chain, Kernel, driver};
+use crate::engine::{Composed, Kernel, blockwise};
 use crate::{CastValueCodec, ScaleOffsetCodec};
 
 /// Why a reader does not fuse an array's codec chain.
@@ -142,7 +142,7 @@ pub(super) fn layout<TStorage: ?Sized>(array: &Array<TStorage>) -> Result<Layout
     let chain = |kernels: Vec<Arc<dyn Kernel>>| {
         kernels
             .into_iter()
-            .reduce(|first, next| Arc::new(Chain::new(next, first)))
+            .reduce(|first, next| Arc::new(Composed::new(next, first)))
     };
     let mut kernel = chain(kernels).ok_or(Unfused::NothingToFuse)?;
     // `[scale_offset, cast_value]`, the usual chain, has a loop of its own.
@@ -252,8 +252,8 @@ fn decoded_fill(kernels: &[Arc<dyn Kernel>], fill: &FillValue) -> Option<Vec<u8>
     let kernel = kernels
         .iter()
         .cloned()
-        .reduce(|first, next| Arc::new(Chain::new(next, first)))?;
+        .reduce(|first, next| Arc::new(Composed::new(next, first)))?;
     let mut element = vec![0; kernel.sizes().1];
-    driver::apply_into(kernel.as_ref(), fill.as_ne_bytes(), &mut element).ok()?;
+    blockwise::apply_into(kernel.as_ref(), fill.as_ne_bytes(), &mut element).ok()?;
     Some(element)
 }

@@ -20,8 +20,8 @@ mod shard;
 use zarrs::array::{Array, ArrayError, ArraySubsetTraits, CodecOptions, Element, ElementOwned};
 use zarrs::storage::ReadableStorageTraits;
 
-use crate::kernel::buffer;
-use crate::kernel::driver::Output;
+use crate::engine::blockwise::Output;
+use crate::engine::buffer;
 pub use drive::{Fallback, ReadReport};
 use layout::Layout;
 pub use layout::Unfused;
@@ -213,7 +213,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
             values = buffer::zeroed_for_read(elements, options.concurrent_target());
             self.read_unfused(&subset, bytemuck::cast_slice_mut(&mut values), options)?;
         }
-        O::from_elements(values, subset.shape())
+        O::from_elements(values, subset.shape(), sealed::Sealed)
     }
 }
 
@@ -299,7 +299,7 @@ impl<TStorage: ?Sized + zarrs::storage::AsyncReadableStorageTraits + 'static>
         let mut values =
             buffer::zeroed_for_read(element_count(subset)?, options.concurrent_target());
         self.async_read_into(subset, &mut values, options).await?;
-        O::from_elements(values, subset.to_array_subset().shape())
+        O::from_elements(values, subset.to_array_subset().shape(), sealed::Sealed)
     }
 }
 
@@ -311,36 +311,40 @@ pub(super) fn element_count(subset: &dyn ArraySubsetTraits) -> Result<usize, Arr
 
 /// A type [`FusedReader::retrieve_array_subset`](FusedReader::retrieve_array_subset) can
 /// return: `Vec<T>` and, with the `ndarray` feature, `ndarray::Array<T, D>` (the element
-/// types of zarrs' typed reads, such as `f64` for a float64 array).
-pub trait FromFusedRead: Sized + private::Sealed {
+/// types of zarrs' typed reads, such as `f64` for a float64 array). Only this crate implements it.
+pub trait FromFusedRead: Sized {
     /// The element type.
     type Element: ElementOwned + bytemuck::Pod;
 
-    /// The result from the read's elements in C order and the subset's shape.
+    /// The result from the read's elements in C order and the subset's shape; `Sealed`, a type
+    /// no other crate can name, keeps other implementations out.
     ///
     /// # Errors
     /// Returns an [`ArrayError`] if the shape does not fit the type.
-    fn from_elements(elements: Vec<Self::Element>, shape: &[u64]) -> Result<Self, ArrayError>;
+    #[doc(hidden)]
+    fn from_elements(
+        elements: Vec<Self::Element>,
+        shape: &[u64],
+        sealed: sealed::Sealed,
+    ) -> Result<Self, ArrayError>;
 }
 
-mod private {
-    pub trait Sealed {}
+mod sealed {
+    /// What only this crate can hand [`FromFusedRead::from_elements`](super::FromFusedRead).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Sealed;
 }
-
-impl<T: ElementOwned + bytemuck::Pod> private::Sealed for Vec<T> {}
 
 impl<T: ElementOwned + bytemuck::Pod> FromFusedRead for Vec<T> {
     type Element = T;
 
-    fn from_elements(elements: Vec<T>, _shape: &[u64]) -> Result<Self, ArrayError> {
+    fn from_elements(
+        elements: Vec<T>,
+        _shape: &[u64],
+        _: sealed::Sealed,
+    ) -> Result<Self, ArrayError> {
         Ok(elements)
     }
-}
-
-#[cfg(feature = "ndarray")]
-impl<T: ElementOwned + bytemuck::Pod, D: ndarray::Dimension> private::Sealed
-    for ndarray::Array<T, D>
-{
 }
 
 #[cfg(feature = "ndarray")]
@@ -349,7 +353,11 @@ impl<T: ElementOwned + bytemuck::Pod, D: ndarray::Dimension> FromFusedRead
 {
     type Element = T;
 
-    fn from_elements(elements: Vec<T>, shape: &[u64]) -> Result<Self, ArrayError> {
+    fn from_elements(
+        elements: Vec<T>,
+        shape: &[u64],
+        _: sealed::Sealed,
+    ) -> Result<Self, ArrayError> {
         let shape = shape
             .iter()
             .map(|&d| usize::try_from(d))

@@ -7,8 +7,8 @@
 use zarrs::array::chunk_grid::api::ChunkGridTraits;
 use zarrs::array::{ArrayError, ArrayIndices, ArraySubset};
 
-use crate::kernel::BLOCK;
-use crate::kernel::driver::Output;
+use crate::engine::BLOCK;
+use crate::engine::blockwise::Output;
 
 /// One chunk's share of a read (for a sharded array, one inner chunk's).
 pub(super) struct ChunkWork<'o> {
@@ -349,7 +349,7 @@ mod tests {
         output: &'o mut Vec<u8>,
         threads: usize,
     ) -> (ArraySubset, Vec<ChunkWork<'o>>) {
-        crate::kernel::testing::rayon_without_workers();
+        crate::engine::testing::rayon_without_workers();
         let array = ArrayBuilder::new(shape.to_vec(), grid, data_type::float64(), 0.0)
             .build(Arc::new(MemoryStore::new()), "/")
             .unwrap();

@@ -23,7 +23,7 @@ use super::decode::{Part, chunk_range, decode, stored_part};
 use super::layout::Layout;
 use super::output::{ChunkWork, Stored, split, stagger};
 use super::shard::{Entry, Kept};
-use crate::kernel::driver::Output;
+use crate::engine::blockwise::Output;
 use crate::parallel;
 
 /// The most bytes between two ranges of a shard asked for in one request (those in the gap are

@@ -19,9 +19,9 @@ use crate::chain::step::{Kernels, Step};
 use crate::chain::{Context, Place, check_fill_rule, convert_chunk};
 use crate::element::scale_offset::Parameters;
 use crate::element::scale_offset::element;
+use crate::engine::simd::Isa;
+use crate::engine::{Kernel, blockwise};
 use crate::error::Error;
-use crate::kernel::simd::Isa;
-use crate::kernel::{Kernel, driver};
 use crate::numeric::fault::ElementFault;
 use crate::numeric::{
     NumericType, Value, decode, element_bits, numeric_type, parse_scalar, write_element_bits,
@@ -60,7 +60,7 @@ impl Bound {
         }
     }
 
-    /// One element through the kernel of `direction` (see [`driver::one`]).
+    /// One element through the kernel of `direction` (see [`blockwise::one`]).
     pub(super) fn convert_one(
         &self,
         direction: Direction,
@@ -70,7 +70,7 @@ impl Bound {
             return Ok(bits);
         };
         let kernel = &kernels[usize::from(direction == Direction::Decode)];
-        driver::one(kernel.as_ref(), bits, self.data_type.kind())
+        blockwise::one(kernel.as_ref(), bits, self.data_type.kind())
             .map_err(|fault| element_error(self, direction, fault, None))
     }
 }

@@ -6,9 +6,9 @@
 use super::kernel::scale_offset_kernel;
 use crate::Direction;
 use crate::element::scale_offset::Parameters;
-use crate::kernel::simd::Isa;
-use crate::kernel::testing::apply_each;
-use crate::kernel::testing::model_fault;
+use crate::engine::simd::Isa;
+use crate::engine::testing::apply_each;
+use crate::engine::testing::model_fault;
 use crate::numeric::{NumericType, decode as value_of, parse_scalar};
 use zarrs_scale_offset_cast_reference::scale_offset::ScaleOffsetModel;
 use zarrs_scale_offset_cast_reference::{Seeded, decode, element_bytes};

@@ -17,10 +17,10 @@ use super::int_to_int::IntToInt;
 use super::{CastKernel, FastPath};
 use crate::element::cast_value::{CheckedCast, ElementCast, int_to_float_safe_range};
 use crate::element::scalar_map::{MapEntry, ScalarMap};
-use crate::kernel::exact::Exact;
-use crate::kernel::lut::{SpareBits, lut};
-use crate::kernel::simd::Isa;
-use crate::kernel::{Chain, Kernel, Slots, Typed, Written};
+use crate::engine::exact::Exact;
+use crate::engine::lut::{SpareBits, lut};
+use crate::engine::simd::Isa;
+use crate::engine::{Composed, Kernel, Slots, Typed, Written};
 use crate::numeric::fault::ElementFault;
 use crate::numeric::{FloatInput, IntFormat, IntStorage, Kind, NumericType, decode};
 
@@ -110,7 +110,7 @@ pub(crate) fn cast_kernel(spec: &CastSpec) -> Arc<dyn Kernel> {
         ));
     }
     match from {
-        NumericType::Float16 | NumericType::BFloat16 => Arc::new(Chain::new(
+        NumericType::Float16 | NumericType::BFloat16 => Arc::new(Composed::new(
             Arc::new(Widen16 {
                 bfloat16: from == NumericType::BFloat16,
             }),
@@ -206,13 +206,13 @@ where
     // their bounds exactly), 32-bit targets in float64.
     match spec.forward.to.size() {
         1 => build(
-            FloatToInt::<F, u8, F>::new(format, rounding, oor, nan),
+            FloatToInt::<F, u8, F>::new(format, rounding, oor, nan).on(spec.isa),
             spec,
             storage,
             &others,
         ),
         2 => build(
-            FloatToInt::<F, u16, F>::new(format, rounding, oor, nan),
+            FloatToInt::<F, u16, F>::new(format, rounding, oor, nan).on(spec.isa),
             spec,
             storage,
             &others,
@@ -248,16 +248,21 @@ impl Typed for Widen16 {
     type In = u16;
     type Out = f32;
 
-    fn convert<'a>(
-        &self,
-        input: &[u16],
-        output: Slots<'a, f32>,
-    ) -> Result<Written<'a, f32>, ElementFault> {
-        Ok(if self.bfloat16 {
+    fn isa(&self) -> Isa {
+        Isa::PORTABLE
+    }
+
+    fn block<'a>(&self, input: &[u16], output: Slots<'a, f32>) -> (Written<'a, f32>, bool) {
+        let written = if self.bfloat16 {
             // bfloat16 is the upper half of a float32.
             output.fill(input, |x| f32::from_bits(u32::from(x) << 16))
         } else {
             output.fill(input, |x| half::f16::from_bits(x).to_f32())
-        })
+        };
+        (written, false)
+    }
+
+    fn settle(&self, _input: &[u16], _output: &mut [f32]) -> Result<(), ElementFault> {
+        Ok(())
     }
 }

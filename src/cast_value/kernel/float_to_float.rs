@@ -14,7 +14,7 @@ use std::marker::PhantomData;
 use num_traits::AsPrimitive;
 
 use crate::cast_value::kernel::FastPath;
-use crate::kernel::{Slots, Written};
+use crate::engine::{Slots, Written};
 use crate::numeric::{Directed, FloatInput, HwFloat, RoundingMode};
 
 /// A float → float fast path.
@@ -34,10 +34,6 @@ impl<F, G> FloatToFloat<F, G> {
 }
 
 /// `w` rounded to `G` by a directed mode (or to nearest, ties to even, for `None`).
-#[expect(
-    clippy::inline_always,
-    reason = "inlined into each instruction set's copy of the loop"
-)]
 #[expect(
     clippy::needless_bitwise_bool,
     reason = "no branches in a loop meant to vectorise"
@@ -79,10 +75,6 @@ where
     type In = F;
     type Out = G;
 
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     fn convert<'a>(&self, input: &[F], output: Slots<'a, G>) -> (Written<'a, G>, bool) {
         if size_of::<G>() >= size_of::<F>() {
@@ -97,10 +89,6 @@ where
 }
 
 /// Narrows every element; returns whether any is left undecided.
-#[expect(
-    clippy::inline_always,
-    reason = "called with a constant mode, which must fold into one loop per mode"
-)]
 #[inline(always)]
 fn narrow_all<'a, F, G>(
     mode: Option<Directed>,

@@ -10,7 +10,7 @@ use num_traits::AsPrimitive;
 
 use super::float_to_int::{integer_value, towards_zero};
 use crate::cast_value::kernel::FastPath;
-use crate::kernel::{Slots, Written};
+use crate::engine::{Slots, Written};
 use crate::numeric::{
     Directed, FloatInput, IntFormat, IntStorage, OutOfRangeMode, RoundingMode, Value,
     round_to_integral, round_to_integral_directed,
@@ -45,10 +45,6 @@ impl<F: FloatInput, D: IntStorage> FloatToInt64<F, D> {
         }
     }
 
-    #[expect(
-        clippy::inline_always,
-        reason = "called with a constant mode, which must fold into one loop per mode"
-    )]
     #[inline(always)]
     fn run<'a>(
         &self,
@@ -107,10 +103,6 @@ where
     type In = F;
     type Out = D;
 
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     fn convert<'a>(&self, input: &[F], output: Slots<'a, D>) -> (Written<'a, D>, bool) {
         match self.rounding {

@@ -12,7 +12,7 @@ use std::marker::PhantomData;
 use num_traits::AsPrimitive;
 
 use crate::cast_value::kernel::FastPath;
-use crate::kernel::{Slots, Written};
+use crate::engine::{Slots, Written};
 use crate::numeric::{HwFloat, IntStorage, RoundingMode};
 
 /// An integer → float fast path.
@@ -67,10 +67,6 @@ where
     type In = S;
     type Out = F;
 
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     fn convert<'a>(&self, input: &[S], output: Slots<'a, F>) -> (Written<'a, F>, bool) {
         let (key, mapped) = self.entry;

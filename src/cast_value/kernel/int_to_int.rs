@@ -9,7 +9,7 @@
 use num_traits::AsPrimitive;
 
 use crate::cast_value::kernel::FastPath;
-use crate::kernel::{Slots, Written};
+use crate::engine::{Slots, Written};
 use crate::numeric::{Bits, IntFormat, IntStorage, OutOfRangeMode, Wrap};
 
 /// An integer → integer fast path.
@@ -42,10 +42,6 @@ where
     type In = S;
     type Out = W;
 
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     fn convert<'a>(&self, input: &[S], output: Slots<'a, W>) -> (Written<'a, W>, bool) {
         let (lo, hi) = (self.lo, self.hi);
@@ -85,10 +81,6 @@ where
 }
 
 /// Clamps every element to `bounds` and keeps its low bits.
-#[expect(
-    clippy::inline_always,
-    reason = "inlined into each instruction set's copy of the loop, with constant bounds where given"
-)]
 #[inline(always)]
 fn clamp<'a, S, W>(input: &[S], output: Slots<'a, W>, (lo, hi): (S, S)) -> Written<'a, W>
 where

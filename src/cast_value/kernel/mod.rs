@@ -12,8 +12,6 @@
 //!    values, else rounding and the out-of-range mode, and for encoding the guard), which also
 //!    names the first failure. This pass runs element by element, on the portable path only.
 
-#[cfg(target_arch = "x86_64")]
-mod avx512;
 pub(crate) mod dispatch;
 mod float_to_float;
 mod float_to_int;
@@ -26,14 +24,10 @@ use std::mem::MaybeUninit;
 
 use crate::element::cast_value::CheckedCast;
 use crate::element::scalar_map::ScalarMap;
-use crate::kernel::simd::{BlockLoop, Isa};
-use crate::kernel::{Slots, Typed, Written};
+use crate::engine::simd::Isa;
+use crate::engine::{Slots, Typed, Written};
 use crate::numeric::fault::ElementFault;
 use crate::numeric::{MapInput, NumericType, Storage, decode};
-
-/// What [`FastPath::convert_on`] gives: the elements and whether some are undecided, or, where
-/// it has no loop for the instruction set, the slots back.
-pub(crate) type Converted<'a, T> = Result<(Written<'a, T>, bool), Slots<'a, T>>;
 
 /// The first pass of a cast.
 pub(crate) trait FastPath: Send + Sync + Debug + 'static {
@@ -49,21 +43,6 @@ pub(crate) trait FastPath: Send + Sync + Debug + 'static {
         input: &[Self::In],
         output: Slots<'a, Self::Out>,
     ) -> (Written<'a, Self::Out>, bool);
-
-    /// [`Self::convert`] by a loop written for `isa` with intrinsics, where there is one; else
-    /// the slots back.
-    ///
-    /// # Errors
-    /// Returns the slots where there is no such loop.
-    fn convert_on<'a>(
-        &self,
-        isa: Isa,
-        input: &[Self::In],
-        output: Slots<'a, Self::Out>,
-    ) -> Converted<'a, Self::Out> {
-        let _ = (isa, input);
-        Err(output)
-    }
 }
 
 /// A complete cast between two storage types.
@@ -92,7 +71,7 @@ impl<P: FastPath> CastKernel<P> {
 
     /// Pass 3: the elements left undecided, one by one.
     #[inline(never)]
-    fn settle(&self, input: &[P::In], output: &mut [P::Out]) -> Result<(), ElementFault> {
+    fn settle_each(&self, input: &[P::In], output: &mut [P::Out]) -> Result<(), ElementFault> {
         for (index, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
             let mut slot = [MaybeUninit::uninit()];
             let (written, undecided) = self
@@ -116,41 +95,23 @@ impl<P: FastPath> CastKernel<P> {
     }
 }
 
+/// Passes 1 and 2 in the block loop, pass 3 where it left elements undecided.
 impl<P: FastPath> Typed for CastKernel<P> {
     type In = P::In;
     type Out = P::Out;
 
-    fn convert<'a>(
-        &self,
-        input: &[Self::In],
-        output: Slots<'a, Self::Out>,
-    ) -> Result<Written<'a, Self::Out>, ElementFault> {
-        let (mut written, undecided) = self.isa.run_block(self, input, output);
-        if undecided {
-            self.settle(input, written.elements())?;
-        }
-        Ok(written)
+    fn isa(&self) -> Isa {
+        self.isa
     }
-}
 
-/// Passes 1 and 2 of a block.
-impl<P: FastPath> BlockLoop for CastKernel<P> {
-    type In = P::In;
-    type Out = P::Out;
-    type Output = bool;
-
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     fn block<'a>(&self, input: &[P::In], output: Slots<'a, P::Out>) -> (Written<'a, P::Out>, bool) {
-        // The loop written with intrinsics where there is one for this instruction set.
-        let (mut written, undecided) = match self.fast.convert_on(self.isa, input, output) {
-            Ok(done) => done,
-            Err(output) => self.fast.convert(input, output),
-        };
+        let (mut written, undecided) = self.fast.convert(input, output);
         let poisoned = self.map.overwrite(input, written.elements());
         (written, undecided | poisoned)
+    }
+
+    fn settle(&self, input: &[P::In], output: &mut [P::Out]) -> Result<(), ElementFault> {
+        self.settle_each(input, output)
     }
 }

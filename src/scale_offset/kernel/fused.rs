@@ -12,123 +12,62 @@ use std::sync::Arc;
 
 use num_traits::AsPrimitive;
 
-use super::division::Streaming;
-use super::float::{Decode, Dividend, safe_magnitude};
+use super::division::{Quotient, Streaming};
+use super::float::{decode_block, safe_magnitude};
 use crate::Direction;
 use crate::element::cast_value::ElementCast;
 use crate::element::scale_offset::Parameters;
-use crate::kernel::simd::{BlockLoop, Isa};
-use crate::kernel::{Kernel, Slots, Typed, Written};
+use crate::engine::simd::Isa;
+use crate::engine::{Kernel, Slots, Typed, Written};
 use crate::numeric::fault::ElementFault;
 use crate::numeric::{HwFloat, IntStorage, NumericType, RoundingMode, Value, encode};
 
-/// The fused decode from integers `S` to floats `F`.
+/// The fused decode from integers `S` to floats `F`, dividing by the quotient `Q`.
 #[derive(Debug)]
-struct FusedDecode<S, F: HwFloat> {
+struct FusedDecode<S, F: HwFloat, Q> {
     /// The `scalar_map` entry, if any.
     entry: Option<(S, F)>,
-    division: Streaming<F>,
+    quotient: Q,
     offset: F,
     /// Elements of a larger magnitude go through `fallback`.
     safe: F,
-    /// Whether the decode of some dividend can overflow (see [`Streaming::may_overflow`]).
+    /// Whether the decode of some dividend can overflow (see [`Quotient::may_overflow`]).
     overflows: bool,
     fallback: Arc<dyn Kernel>,
     isa: Isa,
 }
 
-/// A stored integer converted to the float.
-#[derive(Clone, Copy)]
-struct Converted;
-
-impl<S: AsPrimitive<F>, F: HwFloat> Dividend<S, F> for Converted {
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn of(self, x: S) -> F {
-        x.as_()
-    }
-}
-
-/// A stored integer converted to the float, or the `scalar_map` entry's value for its key.
-#[derive(Clone, Copy)]
-struct Mapped<S, F> {
-    key: S,
-    value: F,
-}
-
-impl<S: IntStorage + AsPrimitive<F>, F: HwFloat> Dividend<S, F> for Mapped<S, F> {
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn of(self, x: S) -> F {
-        if x == self.key { self.value } else { x.as_() }
-    }
-}
-
 /// The block loop: one loop with the `scalar_map` entry and one without.
-impl<S, F> BlockLoop for FusedDecode<S, F>
+impl<S, F, Q> Typed for FusedDecode<S, F, Q>
 where
     S: IntStorage + AsPrimitive<F>,
     F: HwFloat,
+    Q: Quotient<F>,
 {
     type In = S;
     type Out = F;
-    type Output = bool;
 
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
+    fn isa(&self) -> Isa {
+        self.isa
+    }
+
     #[inline(always)]
     fn block<'a>(&self, input: &[S], output: Slots<'a, F>) -> (Written<'a, F>, bool) {
-        let (offset, safe, overflows) = (self.offset, self.safe, self.overflows);
+        let setting = (self.offset, self.safe, self.overflows);
         match self.entry {
-            Some((key, value)) => self.division.with(Decode {
-                dividend: Mapped { key, value },
-                offset,
-                safe,
-                overflows,
-                input,
-                output,
-            }),
-            None => self.division.with(Decode {
-                dividend: Converted,
-                offset,
-                safe,
-                overflows,
-                input,
-                output,
-            }),
+            Some((key, value)) => {
+                let dividend = |x: S| if x == key { value } else { x.as_() };
+                decode_block(self.quotient, dividend, setting, input, output)
+            }
+            None => decode_block(self.quotient, |x: S| x.as_(), setting, input, output),
         }
     }
-}
 
-impl<S, F> Typed for FusedDecode<S, F>
-where
-    S: IntStorage + AsPrimitive<F>,
-    F: HwFloat,
-{
-    type In = S;
-    type Out = F;
-
-    fn convert<'a>(
-        &self,
-        input: &[S],
-        output: Slots<'a, F>,
-    ) -> Result<Written<'a, F>, ElementFault> {
-        let (mut written, beyond) = self.isa.run_block(self, input, output);
-        if beyond {
-            // The block again, through the codecs' own kernels.
-            let output: &mut [u8] = bytemuck::cast_slice_mut(written.elements());
-            self.fallback
-                .convert_init(bytemuck::cast_slice(input), output)?;
-        }
-        Ok(written)
+    /// The block again, through the codecs' own kernels.
+    fn settle(&self, input: &[S], output: &mut [F]) -> Result<(), ElementFault> {
+        let output: &mut [u8] = bytemuck::cast_slice_mut(output);
+        self.fallback
+            .convert_init(bytemuck::cast_slice(input), output)
     }
 }
 
@@ -202,7 +141,6 @@ where
         F::max_value().to_f64(),
     )?;
     let isa = Isa::best();
-    let division = Streaming::new(scale);
     let safe = F::from_f64(safe);
     // The largest finite dividend: an integer of the stored type, or the entry's value.
     let integers: [F; 2] = [S::min_value().as_(), S::max_value().as_()];
@@ -212,13 +150,23 @@ where
         .chain(integers)
         .filter(|d| d.is_finite())
         .fold(F::zero(), |largest, d| largest.max(d.abs()));
-    Some(Arc::new(FusedDecode::<S, F> {
-        entry,
-        division,
-        offset,
-        safe,
-        overflows: division.may_overflow(largest, offset),
-        fallback: Arc::clone(fallback),
-        isa,
-    }))
+    // The kernel type of the quotient the division takes.
+    macro_rules! fused {
+        ($quotient:expr) => {{
+            let quotient = $quotient;
+            Arc::new(FusedDecode::<S, F, _> {
+                entry,
+                quotient,
+                offset,
+                safe,
+                overflows: quotient.may_overflow(largest, offset),
+                fallback: Arc::clone(fallback),
+                isa,
+            })
+        }};
+    }
+    Some(match Streaming::new(scale) {
+        Streaming::Hardware(q) => fused!(q),
+        Streaming::Widened(q) => fused!(q),
+    })
 }

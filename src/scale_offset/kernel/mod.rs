@@ -18,13 +18,13 @@ use std::sync::Arc;
 
 use crate::Direction;
 use crate::element::scale_offset::{Parameters, element};
-use crate::kernel::exact::Exact;
-use crate::kernel::lut::{SpareBits, lut};
-use crate::kernel::simd::{BlockLoop, Isa};
-use crate::kernel::{Kernel, Slots, Typed, Written};
+use crate::engine::exact::Exact;
+use crate::engine::lut::{SpareBits, lut};
+use crate::engine::simd::Isa;
+use crate::engine::{Kernel, Slots, Typed, Written};
 use crate::numeric::fault::ElementFault;
 use crate::numeric::{IntStorage, NumericType, RoundingMode, Storage, Value, decode, encode};
-use float::FloatKernel;
+use float::float_kernel;
 pub(crate) use fused::fused_decode;
 
 /// The `scale_offset` kernel for `t` in `direction`.
@@ -36,8 +36,8 @@ pub(crate) fn scale_offset_kernel(
 ) -> Arc<dyn Kernel> {
     let exact = move |bits| element(t, direction, parameters, bits);
     match t {
-        NumericType::Float32 => Arc::new(FloatKernel::<f32>::new(t, direction, parameters, isa)),
-        NumericType::Float64 => Arc::new(FloatKernel::<f64>::new(t, direction, parameters, isa)),
+        NumericType::Float32 => float_kernel!(f32, t, direction, parameters, isa, |k| Arc::new(k)),
+        NumericType::Float64 => float_kernel!(f64, t, direction, parameters, isa, |k| Arc::new(k)),
         NumericType::Int16 => Arc::new(IntKernel::<i16>::new(t, direction, parameters, isa)),
         NumericType::Int32 => Arc::new(IntKernel::<i32>::new(t, direction, parameters, isa)),
         NumericType::Int64 => Arc::new(IntKernel::<i64>::new(t, direction, parameters, isa)),
@@ -66,24 +66,18 @@ pub(super) fn parameter<T: Storage>(t: NumericType, value: Option<Value>, identi
     })
 }
 
-/// A block through `kernel`'s loop and then, if the loop asks for it, the elements `flagged`
-/// picks through the exact element function, reporting the first failure.
-pub(super) fn convert_block<'a, K, T>(
-    kernel: &K,
-    (t, direction, parameters, isa): (NumericType, Direction, Parameters, Isa),
+/// Settles a block of a `scale_offset` kernel: each element `flagged` goes through the exact
+/// element function of `t`, `direction` and `parameters`.
+///
+/// # Errors
+/// Returns the first element whose exact result is an error.
+pub(super) fn settle_exact<T: Storage>(
+    (t, direction, parameters): (NumericType, Direction, Parameters),
     input: &[T],
-    output: Slots<'a, T>,
+    output: &mut [T],
     flagged: impl Fn(T) -> bool,
-) -> Result<Written<'a, T>, ElementFault>
-where
-    K: BlockLoop<In = T, Out = T, Output = bool>,
-    T: Storage,
-{
-    let (mut written, exact) = isa.run_block(kernel, input, output);
-    if !exact {
-        return Ok(written);
-    }
-    for (index, (&x, y)) in input.iter().zip(written.elements().iter_mut()).enumerate() {
+) -> Result<(), ElementFault> {
+    for (index, (&x, y)) in input.iter().zip(output.iter_mut()).enumerate() {
         if flagged(x) {
             let bits = x.to_bits();
             *y = T::from_bits(element(t, direction, parameters, bits).map_err(|fault| {
@@ -95,7 +89,7 @@ where
             })?);
         }
     }
-    Ok(written)
+    Ok(())
 }
 
 /// `scale_offset` in checked integer arithmetic of the type's own width. (An encoded element
@@ -128,16 +122,16 @@ impl<S: IntStorage> IntKernel<S> {
     }
 }
 
-/// The arithmetic of a block; returns whether an operation failed.
-impl<S: IntStorage> BlockLoop for IntKernel<S> {
+/// The arithmetic of a block; each element of a block where an operation failed through the exact
+/// element function (the first that fails is reported).
+impl<S: IntStorage> Typed for IntKernel<S> {
     type In = S;
     type Out = S;
-    type Output = bool;
 
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
+    fn isa(&self) -> Isa {
+        self.isa
+    }
+
     #[inline(always)]
     fn block<'a>(&self, input: &[S], output: Slots<'a, S>) -> (Written<'a, S>, bool) {
         let (offset, scale) = (self.offset, self.scale);
@@ -159,19 +153,13 @@ impl<S: IntStorage> BlockLoop for IntKernel<S> {
         };
         (written, failed)
     }
-}
 
-impl<S: IntStorage> Typed for IntKernel<S> {
-    type In = S;
-    type Out = S;
-
-    fn convert<'a>(
-        &self,
-        input: &[S],
-        output: Slots<'a, S>,
-    ) -> Result<Written<'a, S>, ElementFault> {
-        // The first element that fails is reported; the block fails anyway.
-        let setting = (self.t, self.direction, self.parameters, self.isa);
-        convert_block(self, setting, input, output, |_| true)
+    fn settle(&self, input: &[S], output: &mut [S]) -> Result<(), ElementFault> {
+        settle_exact(
+            (self.t, self.direction, self.parameters),
+            input,
+            output,
+            |_| true,
+        )
     }
 }

@@ -32,11 +32,9 @@ use rounding::{
     rounding_thresholds,
 };
 
-use crate::cast_value::kernel::{Converted, FastPath};
-#[cfg(target_arch = "x86_64")]
-use crate::kernel::simd::Isa;
-use crate::kernel::{Slots, Written};
-#[cfg(target_arch = "x86_64")]
+use crate::cast_value::kernel::FastPath;
+use crate::engine::simd::Isa;
+use crate::engine::{Slots, Written};
 use crate::numeric::FloatFormat;
 use crate::numeric::{
     Bits, FloatInput, HwFloat, IntFormat, Kind, OutOfRangeMode, RoundingMode, Storage, Value, Wrap,
@@ -64,7 +62,7 @@ pub(super) fn integer_value(x: i128) -> Value {
 
 /// A float → integer fast path for targets of up to 32 bits, written as bits `W` and computed in
 /// the float `C`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct FloatToInt<F, W, C> {
     rounding: RoundingMode,
     /// The kind: [`CLAMP`], [`CLAMP_NAN_LOW`], [`WRAP`] or [`RANGE`].
@@ -81,6 +79,8 @@ pub(crate) struct FloatToInt<F, W, C> {
     /// Otherwise, elements outside `[below, above]` are undecided.
     below: C,
     above: C,
+    /// Whether the loop written with AVX-512 intrinsics runs ([`Self::on`]).
+    intrinsics: bool,
     source: std::marker::PhantomData<fn() -> F>,
 }
 
@@ -161,16 +161,13 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
             hi,
             below,
             above,
+            intrinsics: false,
             source: std::marker::PhantomData,
         }
     }
 
     /// The loop for the kind `KIND` and the rounding mode `MODE`, both constants so that each
     /// pair gets a loop of its own; returns whether an element is undecided.
-    #[expect(
-        clippy::inline_always,
-        reason = "called with constants, which must fold into one loop per pair"
-    )]
     #[inline(always)]
     fn run<'a, const KIND: u8, const MODE: u8>(
         &self,
@@ -215,10 +212,6 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
     }
 
     /// The loop of this configuration's kind for the rounding mode `MODE`.
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     fn run_kind<'a, const MODE: u8>(
         &self,
@@ -245,12 +238,38 @@ where
     type In = F;
     type Out = W;
 
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     fn convert<'a>(&self, input: &[F], output: Slots<'a, W>) -> (Written<'a, W>, bool) {
+        #[cfg(target_arch = "x86_64")]
+        if self.intrinsics {
+            return self.convert_with_intrinsics(input, output);
+        }
+        self.convert_loop(input, output)
+    }
+}
+
+impl<F, W, C> FloatToInt<F, W, C>
+where
+    F: FloatInput + AsPrimitive<C>,
+    W: Bits,
+    C: HwFloat,
+{
+    /// The same cast, run by the loop written with intrinsics where `isa` is AVX-512 and the cast
+    /// has one (float64 and float32 to 8- and 16-bit targets, computed in the input's format).
+    pub(super) fn on(mut self, isa: Isa) -> Self {
+        let same_format = F::FORMAT == C::FORMAT;
+        let format = F::FORMAT == FloatFormat::FLOAT64 || F::FORMAT == FloatFormat::FLOAT32;
+        self.intrinsics = cfg!(target_arch = "x86_64")
+            && isa.is_avx512()
+            && size_of::<W>() <= 2
+            && same_format
+            && format;
+        self
+    }
+
+    /// The compiler's loop.
+    #[inline(always)]
+    fn convert_loop<'a>(&self, input: &[F], output: Slots<'a, W>) -> (Written<'a, W>, bool) {
         let (mut written, undecided) = match self.rounding {
             RoundingMode::NearestEven => self.run_kind::<NEAREST_EVEN>(input, output),
             RoundingMode::NearestAway => self.run_kind::<NEAREST_AWAY>(input, output),
@@ -262,14 +281,15 @@ where
         (written, undecided)
     }
 
+    /// The loop written with AVX-512 intrinsics over the whole groups of 64 elements, the
+    /// compiler's loop over the rest (only where [`Self::on`] found both).
     #[cfg(target_arch = "x86_64")]
-    fn convert_on<'a>(&self, isa: Isa, input: &[F], mut output: Slots<'a, W>) -> Converted<'a, W> {
-        use super::avx512;
+    fn convert_with_intrinsics<'a>(
+        &self,
+        input: &[F],
+        mut output: Slots<'a, W>,
+    ) -> (Written<'a, W>, bool) {
         use std::arch::x86_64::{__m512, __m512d};
-        // Float64 and float32 → 8- and 16-bit targets, computed in the input's own format.
-        if !(isa.is_avx512() && size_of::<W>() <= 2 && F::FORMAT == C::FORMAT) {
-            return Err(output);
-        }
         let constants = avx512::Constants {
             kind: self.kind,
             lo: self.lo.to_f64(),
@@ -277,28 +297,31 @@ where
             nan: self.nan.to_f64(),
             width: size_of::<W>(),
         };
-        assert_eq!(
-            input.len(),
-            output.len(),
-            "one output element per input element"
+        assert!(
+            self.intrinsics && input.len() == output.len(),
+            "one output element per input element, on AVX-512"
         );
         let (rounding, at) = (self.rounding, output.as_mut_ptr().cast());
-        let (done, undecided) = if F::FORMAT == FloatFormat::FLOAT64 {
-            let Ok(input) = bytemuck::try_cast_slice::<F, f64>(input) else {
-                return Err(output);
-            };
-            // SAFETY: `is_avx512` found the instruction sets; `at` points to `input.len()` slots
-            // of `constants.width` bytes (the size of `W`, asserted above), which any bytes may
-            // be written to; the bounds are integers of at most 16 bits.
-            unsafe { avx512::convert::<__m512d>(constants, rounding, input, at) }
-        } else if F::FORMAT == FloatFormat::FLOAT32 {
-            let Ok(input) = bytemuck::try_cast_slice::<F, f32>(input) else {
-                return Err(output);
-            };
+        // The input as the float type it is (`on` took only these two formats).
+        let float64 = (F::FORMAT == FloatFormat::FLOAT64)
+            .then(|| bytemuck::try_cast_slice::<F, f64>(input).ok())
+            .flatten();
+        let float32 = (F::FORMAT == FloatFormat::FLOAT32)
+            .then(|| bytemuck::try_cast_slice::<F, f32>(input).ok())
+            .flatten();
+        let (done, undecided) = match (float64, float32) {
+            // SAFETY: `on` found AVX-512 (`intrinsics`, asserted); `at` points to `input.len()`
+            // slots of `constants.width` bytes (the size of `W`; as many slots as elements,
+            // asserted), which any bytes may be written to; the bounds are integers of at most 16
+            // bits (`on` takes targets of at most 2 bytes).
+            (Some(input), _) => unsafe {
+                avx512::convert::<__m512d>(constants, rounding, input, at)
+            },
             // SAFETY: as for float64.
-            unsafe { avx512::convert::<__m512>(constants, rounding, input, at) }
-        } else {
-            return Err(output);
+            (_, Some(input)) => unsafe {
+                avx512::convert::<__m512>(constants, rounding, input, at)
+            },
+            _ => return self.convert_loop(input, output),
         };
         let (written, rest) = output.fill_in_two(
             done,
@@ -308,18 +331,14 @@ where
                 self.sign_extend(head.elements());
                 head
             },
-            |tail| self.convert(&input[done..], tail),
+            |tail| self.convert_loop(&input[done..], tail),
         );
-        Ok((written, undecided | rest))
+        (written, undecided | rest)
     }
 }
 
 impl<F, W: Bits, C> FloatToInt<F, W, C> {
     /// Sign-extends the wrapped bits of a target narrower than `W`, once every element is written.
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     fn sign_extend(&self, output: &mut [W]) {
         if let Some(wrap) = self.wrap {
@@ -330,6 +349,8 @@ impl<F, W: Bits, C> FloatToInt<F, W, C> {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 mod rounding;
 #[cfg(test)]
 mod tests;

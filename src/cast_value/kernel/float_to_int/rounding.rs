@@ -47,10 +47,6 @@ pub(super) fn rounding_thresholds<C: HwFloat>(mode: RoundingMode, lo: C, hi: C) 
 pub(super) struct Clamped<C>(pub(super) C);
 
 impl<C: HwFloat> Clamped<C> {
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     pub(super) fn new(w: C, lo: C, hi: C) -> Self {
         let c = if w > lo { w } else { lo };
@@ -60,10 +56,6 @@ impl<C: HwFloat> Clamped<C> {
     /// The element rounded towards zero (`nearest-away`: the truncation of
     /// `c + copysign(1/2 - 2^-p, c)`, exactly, as the standard library's `round` does), by the
     /// truncating conversion: one instruction.
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     pub(super) fn truncate<const MODE: u8>(self) -> u64 {
         let c = if MODE == NEAREST_AWAY {
@@ -87,10 +79,6 @@ pub(super) const TOWARDS_POSITIVE: u8 = 3;
 pub(super) const TOWARDS_NEGATIVE: u8 = 4;
 
 /// `c` rounded to an integral value by `MODE` (`nearest-even` is left to the addition of `M`).
-#[expect(
-    clippy::inline_always,
-    reason = "inlined into each instruction set's copy of the loop"
-)]
 #[inline(always)]
 pub(super) fn round<const MODE: u8, C: HwFloat>(c: C) -> C {
     match MODE {

@@ -33,7 +33,7 @@
 
 use num_traits::Zero;
 
-use crate::kernel::simd::Isa;
+use crate::engine::simd::Isa;
 use crate::numeric::{FloatFormat, HwFloat, pow2};
 
 /// `x / scale`, exactly where its flag bits have a clear sign bit, for `x` up to the decode's
@@ -42,7 +42,9 @@ use crate::numeric::{FloatFormat, HwFloat, pow2};
 /// the decode's offset absorbs: what the decode's addition of its offset (other than -0) gives
 /// is exact. The flags depend on `x` alone, so that a decode can check a run before it computes
 /// it.
-pub(crate) trait Quotient<F: HwFloat>: Copy {
+pub(crate) trait Quotient<F: HwFloat>:
+    Copy + Send + Sync + std::fmt::Debug + 'static
+{
     /// Whether the quotient is `x / scale` rounded to nearest for every `x`, infinities and the
     /// largest magnitudes included (its flag bits are then zero): a decode by it then needs no
     /// check of its input, as an overflow shows in its result.
@@ -50,6 +52,21 @@ pub(crate) trait Quotient<F: HwFloat>: Copy {
 
     /// The quotient, and bits whose sign bit is set if it may be inexact.
     fn quotient(self, x: F) -> (F, F::Bits);
+
+    /// Whether the decode of `x` by this quotient is known to be exact (one element, outside
+    /// the loops).
+    fn is_exact(self, x: F) -> bool {
+        !F::sign_bit(self.quotient(x).1)
+    }
+
+    /// Whether a decode by this quotient, `(d / scale) + offset` for a finite `|d| ≤ largest`,
+    /// can overflow. The quotient and the sum are monotonic in `|d|`, so the largest result is
+    /// that of `largest`: where it is finite, a correctly rounded quotient's results need no
+    /// check (an infinite or NaN `d` gives what the exact path gives). Always `true` for the
+    /// correction, whose loop checks every element anyway.
+    fn may_overflow(self, largest: F, offset: F) -> bool {
+        !Self::CORRECTLY_ROUNDED || !(self.quotient(largest).0.abs() + offset.abs()).is_finite()
+    }
 }
 
 /// The hardware division.
@@ -58,13 +75,16 @@ pub(crate) struct Hardware<F> {
     scale: F,
 }
 
+impl<F> Hardware<F> {
+    /// The division by `scale`.
+    pub(crate) fn new(scale: F) -> Self {
+        Self { scale }
+    }
+}
+
 impl<F: HwFloat> Quotient<F> for Hardware<F> {
     const CORRECTLY_ROUNDED: bool = true;
 
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     fn quotient(self, x: F) -> (F, F::Bits) {
         (x / self.scale, F::Bits::zero())
@@ -80,10 +100,6 @@ pub(crate) struct Widened {
 impl<F: HwFloat> Quotient<F> for Widened {
     const CORRECTLY_ROUNDED: bool = true;
 
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     fn quotient(self, x: F) -> (F, F::Bits) {
         (F::from_f64(x.to_f64() * self.reciprocal), F::Bits::zero())
@@ -109,10 +125,6 @@ pub(crate) struct Compensated<F: HwFloat, const SMALL: bool> {
 impl<F: HwFloat, const SMALL: bool> Quotient<F> for Compensated<F, SMALL> {
     const CORRECTLY_ROUNDED: bool = false;
 
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     fn quotient(self, x: F) -> (F, F::Bits) {
         let q = x.mul_add(self.high, x * self.low);
@@ -201,31 +213,6 @@ impl<F: HwFloat> Streaming<F> {
             Self::Hardware(Hardware { scale })
         }
     }
-
-    /// Whether a decode by this division, `(d / scale) + offset` for a finite `|d| ≤ largest`, can
-    /// overflow. The quotient and the sum are monotonic in `|d|`, so the largest result is that
-    /// of `largest`: where it is finite, the results need no check (an infinite or NaN `d` gives
-    /// what the exact path gives).
-    pub(crate) fn may_overflow(self, largest: F, offset: F) -> bool {
-        let quotient = match self {
-            Self::Hardware(q) => q.quotient(largest).0,
-            Self::Widened(q) => q.quotient(largest).0,
-        };
-        !(quotient.abs() + offset.abs()).is_finite()
-    }
-
-    /// Runs `body` with this division's quotient.
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    pub(crate) fn with<W: WithQuotient<F>>(self, body: W) -> W::Output {
-        match self {
-            Self::Hardware(q) => body.run(q),
-            Self::Widened(q) => body.run(q),
-        }
-    }
 }
 
 /// How a kernel divides by its scale.
@@ -236,14 +223,6 @@ pub(crate) enum Division<F: HwFloat> {
     Compensated(Compensated<F, false>),
     /// The correction, sending the least magnitudes to the exact path.
     CompensatedSmall(Compensated<F, true>),
-}
-
-/// A loop to run with the quotient of a [`Division`].
-pub(crate) trait WithQuotient<F: HwFloat> {
-    /// What the loop gives.
-    type Output;
-    /// Runs the loop with `quotient`.
-    fn run<Q: Quotient<F>>(self, quotient: Q) -> Self::Output;
 }
 
 impl<F: HwFloat> Division<F> {
@@ -262,42 +241,14 @@ impl<F: HwFloat> Division<F> {
         }
     }
 
-    /// Whether a decode by this division, `(d / scale) + offset` for a finite `|d| ≤ largest`, can
-    /// overflow ([`Streaming::may_overflow`]). Always `true` for the correction, whose loop checks
-    /// every element anyway.
-    pub(crate) fn may_overflow(self, largest: F, offset: F) -> bool {
-        match self {
-            Self::Streaming(s) => s.may_overflow(largest, offset),
-            Self::Compensated(_) | Self::CompensatedSmall(_) => true,
-        }
-    }
-
-    /// Whether the decode of `x` by the fast quotient is known to be exact (one element, outside
-    /// the loops).
+    /// [`Quotient::is_exact`] of this division.
+    #[cfg(test)]
     pub(crate) fn is_exact(self, x: F) -> bool {
         match self {
-            Self::CompensatedSmall(q) => !F::sign_bit(q.quotient(x).1),
-            Self::Streaming(_) | Self::Compensated(_) => true,
-        }
-    }
-
-    /// Whether the quotient is correctly rounded for every element.
-    #[cfg(test)]
-    pub(crate) fn is_correctly_rounded(self) -> bool {
-        matches!(self, Self::Streaming(_))
-    }
-
-    /// Runs `body` with this division's quotient.
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    pub(crate) fn with<W: WithQuotient<F>>(self, body: W) -> W::Output {
-        match self {
-            Self::Streaming(s) => s.with(body),
-            Self::Compensated(q) => body.run(q),
-            Self::CompensatedSmall(q) => body.run(q),
+            Self::Streaming(Streaming::Hardware(q)) => q.is_exact(x),
+            Self::Streaming(Streaming::Widened(q)) => q.is_exact(x),
+            Self::Compensated(q) => q.is_exact(x),
+            Self::CompensatedSmall(q) => q.is_exact(x),
         }
     }
 }

@@ -7,37 +7,50 @@
 use std::mem::MaybeUninit;
 
 use super::*;
-use crate::kernel::simd::Vectorized;
+use crate::engine::simd::Vectorized;
 use zarrs_scale_offset_cast_reference::Seeded;
 
-/// The quotients of `input` and whether each may be inexact, computed in `isa`'s loops.
-struct Run<'a, F: HwFloat> {
-    division: Division<F>,
+/// The quotients of `input` by `quotient` and whether each may be inexact, computed in an
+/// instruction set's loops.
+struct Run<'a, F: HwFloat, Q> {
+    quotient: Q,
     input: &'a [F],
     output: &'a mut [MaybeUninit<(F, bool)>],
 }
 
-impl<F: HwFloat> WithQuotient<F> for Run<'_, F> {
+impl<F: HwFloat, Q: Quotient<F>> Vectorized for Run<'_, F, Q> {
     type Output = ();
 
-    fn run<Q: Quotient<F>>(self, quotient: Q) {
+    #[inline(always)]
+    fn run(self) {
         for (&x, y) in self.input.iter().zip(self.output.iter_mut()) {
-            let (q, unsure) = quotient.quotient(x);
+            let (q, unsure) = self.quotient.quotient(x);
             y.write((q, F::sign_bit(unsure)));
         }
     }
 }
 
-impl<F: HwFloat> Vectorized for Run<'_, F> {
-    type Output = ();
-
-    #[expect(
-        clippy::inline_always,
-        reason = "compiled into each instruction set's copy"
-    )]
-    #[inline(always)]
-    fn run(self) {
-        self.division.with(self);
+/// The quotients of `input` by `division` on `isa`, as [`Run`] computes them.
+fn quotients<F: HwFloat>(division: Division<F>, isa: Isa, input: &[F]) -> Vec<(F, bool)> {
+    fn run<F: HwFloat, Q: Quotient<F>>(quotient: Q, isa: Isa, input: &[F]) -> Vec<(F, bool)> {
+        let mut output = vec![MaybeUninit::uninit(); input.len()];
+        let output_ref = &mut output;
+        isa.run(Run {
+            quotient,
+            input,
+            output: output_ref,
+        });
+        output
+            .into_iter()
+            // SAFETY: the loop wrote every element.
+            .map(|y| unsafe { y.assume_init() })
+            .collect()
+    }
+    match division {
+        Division::Streaming(Streaming::Hardware(quotient)) => run(quotient, isa, input),
+        Division::Streaming(Streaming::Widened(quotient)) => run(quotient, isa, input),
+        Division::Compensated(quotient) => run(quotient, isa, input),
+        Division::CompensatedSmall(quotient) => run(quotient, isa, input),
     }
 }
 
@@ -61,15 +74,7 @@ fn check<F: HwFloat>(scale: F, offset: F, inputs: &[F]) -> (usize, usize) {
     let inputs = &inputs[..];
     for isa in Isa::available() {
         let division = Division::new(scale, offset, isa);
-        let mut output = vec![MaybeUninit::uninit(); inputs.len()];
-        isa.run(Run {
-            division,
-            input: inputs,
-            output: &mut output,
-        });
-        for (&x, y) in inputs.iter().zip(&output) {
-            // SAFETY: the loop wrote every element.
-            let (q, flagged) = unsafe { y.assume_init() };
+        for (&x, &(q, flagged)) in inputs.iter().zip(&quotients(division, isa, inputs)) {
             assert_eq!(flagged, !division.is_exact(x), "{x:?} / {scale:?}");
             if flagged {
                 unsure += usize::from(x.abs().to_f64() >= Bounds::of::<F>().least);
@@ -123,20 +128,9 @@ fn inputs64(count: usize, seed: u64) -> Vec<f64> {
         })
         .collect();
     inputs.extend((0..2000).map(|i| f64::from(i) - 1000.0 + f64::from(i % 7) / 8.0));
-    inputs.extend([
-        0.0,
-        -0.0,
-        f64::MIN_POSITIVE,
-        -5e-324,
-        1e-310,
-        f64::MAX,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::NAN,
-        -f64::NAN,
-        f64::from_bits(0x7ff0_0000_0000_0001),
-        f64::from_bits(0xfff8_0000_dead_beef),
-    ]);
+    inputs.extend([0.0, -0.0, 1e-310, -5e-324, f64::MIN_POSITIVE, f64::MAX]);
+    inputs.extend([f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN]);
+    inputs.extend([0x7ff0_0000_0000_0001, 0xfff8_0000_dead_beef].map(f64::from_bits));
     inputs
 }
 

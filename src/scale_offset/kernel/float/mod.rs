@@ -8,18 +8,19 @@
 
 use num_traits::Zero;
 
-use super::division::{Division, Quotient, WithQuotient};
-use super::{convert_block, parameter};
+use super::division::Quotient;
+use super::{parameter, settle_exact};
 use crate::Direction;
 use crate::element::scale_offset::Parameters;
-use crate::kernel::simd::{BlockLoop, Isa, Vectorized};
-use crate::kernel::{Slots, Typed, Written};
+use crate::engine::simd::{Isa, Vectorized};
+use crate::engine::{Slots, Typed, Written};
 use crate::numeric::fault::ElementFault;
 use crate::numeric::{HwFloat, NumericType};
 
-/// `scale_offset` in float32 or float64 arithmetic.
+/// `scale_offset` in float32 or float64 arithmetic, dividing by the quotient `Q` (see
+/// [`float_kernel!`]).
 #[derive(Debug)]
-pub(crate) struct FloatKernel<F: HwFloat> {
+pub(crate) struct FloatKernel<F: HwFloat, Q> {
     t: NumericType,
     direction: Direction,
     parameters: Parameters,
@@ -28,11 +29,48 @@ pub(crate) struct FloatKernel<F: HwFloat> {
     /// A magnitude up to which no operation on an element can overflow, and for encoding not
     /// the decode of its result either (`-1`, which every magnitude exceeds, if there is none).
     safe: F,
-    division: Division<F>,
-    /// Whether the decode of some finite element can overflow (see [`Division::may_overflow`]).
+    /// The decode's division (unused when encoding).
+    quotient: Q,
+    /// Whether the decode of some finite element can overflow (see [`Quotient::may_overflow`]).
     overflows: bool,
     isa: Isa,
 }
+
+/// Binds `$kernel` to the float kernel of `$t` (of storage `$F`, float32 or float64) in
+/// `$direction` with `$parameters`, for loops on `$isa`, and evaluates `$body` with it: the kernel
+/// type is chosen here, by the division [`Division::new`](super::division::Division::new) picks
+/// for the decode (an encode divides
+/// by nothing and takes the hardware division's type).
+macro_rules! float_kernel {
+    ($F:ty, $t:expr, $direction:expr, $parameters:expr, $isa:expr, |$kernel:ident| $body:expr) => {{
+        use $crate::scale_offset::kernel::division::{Division, Hardware, Streaming};
+        use $crate::scale_offset::kernel::float::FloatKernel;
+        let (t, direction, parameters, isa) = ($t, $direction, $parameters, $isa);
+        let (offset, scale) = FloatKernel::<$F, ()>::offset_and_scale(t, parameters);
+        match Division::<$F>::new(scale, offset, isa) {
+            Division::Streaming(Streaming::Widened(q))
+                if direction == $crate::Direction::Decode =>
+            {
+                let $kernel = FloatKernel::<$F, _>::new(t, direction, parameters, isa, q);
+                $body
+            }
+            Division::Compensated(q) if direction == $crate::Direction::Decode => {
+                let $kernel = FloatKernel::<$F, _>::new(t, direction, parameters, isa, q);
+                $body
+            }
+            Division::CompensatedSmall(q) if direction == $crate::Direction::Decode => {
+                let $kernel = FloatKernel::<$F, _>::new(t, direction, parameters, isa, q);
+                $body
+            }
+            _ => {
+                let q = Hardware::new(scale);
+                let $kernel = FloatKernel::<$F, _>::new(t, direction, parameters, isa, q);
+                $body
+            }
+        }
+    }};
+}
+pub(crate) use float_kernel;
 
 /// A magnitude up to which `x` cannot make an operation overflow (`max` being the largest finite
 /// value): for encoding, `|x - offset| ≤ A` with `A = min(max, max / |scale|) / 2` keeps the
@@ -56,17 +94,27 @@ pub(crate) fn safe_magnitude(
 /// Elements converted at a time in place (see [`FloatKernel::compute_in_place`]).
 const IN_PLACE_RUN: usize = 64;
 
-impl<F: HwFloat> FloatKernel<F> {
+impl<F: HwFloat> FloatKernel<F, ()> {
+    /// The offset and scale of `parameters` as values of `t`.
+    pub(crate) fn offset_and_scale(t: NumericType, parameters: Parameters) -> (F, F) {
+        (
+            parameter::<F>(t, parameters.offset, F::zero()),
+            parameter::<F>(t, parameters.scale, F::one()),
+        )
+    }
+}
+
+impl<F: HwFloat, Q: Quotient<F>> FloatKernel<F, Q> {
+    /// The kernel of `t` in `direction`, whose decode divides by `quotient`.
     pub(crate) fn new(
         t: NumericType,
         direction: Direction,
         parameters: Parameters,
         isa: Isa,
+        quotient: Q,
     ) -> Self {
-        let offset = parameter::<F>(t, parameters.offset, F::zero());
-        let scale = parameter::<F>(t, parameters.scale, F::one());
+        let (offset, scale) = FloatKernel::<F, ()>::offset_and_scale(t, parameters);
         let max = F::max_value().to_f64();
-        let division = Division::new(scale, offset, isa);
         let safe = safe_magnitude(direction, offset.to_f64(), scale.to_f64(), max)
             .map_or(-F::one(), F::from_f64);
         Self {
@@ -76,8 +124,8 @@ impl<F: HwFloat> FloatKernel<F> {
             offset,
             scale,
             safe,
-            division,
-            overflows: division.may_overflow(F::max_value(), offset),
+            quotient,
+            overflows: quotient.may_overflow(F::max_value(), offset),
             isa,
         }
     }
@@ -87,11 +135,7 @@ impl<F: HwFloat> FloatKernel<F> {
     ///
     /// A run is checked (the sign bits of `safe - |x|`, and a decode's quotient flags) while it
     /// is in the L1 cache and then converted where it is; a decode that needs no check converts
-    /// everything at once ([`InPlaceDecode`]).
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
+    /// everything at once ([`decode_in_place`]).
     #[inline(always)]
     fn compute_in_place(&self, data: &mut [F]) -> usize {
         let (offset, scale, safe) = (self.offset, self.scale, self.safe);
@@ -101,101 +145,66 @@ impl<F: HwFloat> FloatKernel<F> {
                 |x| (safe - x.abs()).encoding(),
                 |x| (x - offset) * scale,
             ),
-            Direction::Decode => self.division.with(InPlaceDecode {
-                data,
-                offset,
-                safe,
-                overflows: self.overflows,
-            }),
+            Direction::Decode => decode_in_place(self.quotient, data, offset, safe, self.overflows),
         }
+    }
+
+    /// Whether the quotient is correctly rounded for every element.
+    #[cfg(test)]
+    #[expect(
+        clippy::unused_self,
+        reason = "asked of a kernel float_kernel! chose, whose type the tests do not name"
+    )]
+    pub(crate) fn correctly_rounded(&self) -> bool {
+        Q::CORRECTLY_ROUNDED
     }
 
     /// Whether the element needs the exact path.
     fn needs_exact(&self, x: F) -> bool {
-        x.abs() > self.safe || (self.direction == Direction::Decode && !self.division.is_exact(x))
+        x.abs() > self.safe || (self.direction == Direction::Decode && !self.quotient.is_exact(x))
     }
 }
 
-/// What the decode loop divides for each input element: the element itself, or (in the fused
-/// read) a stored integer converted to the float, with at most one `scalar_map` entry applied.
-pub(crate) trait Dividend<S, F>: Copy {
-    /// The dividend of `x`.
-    fn of(self, x: S) -> F;
-}
-
-/// The element itself.
-#[derive(Clone, Copy)]
-struct Itself;
-
-impl<F: HwFloat> Dividend<F, F> for Itself {
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn of(self, x: F) -> F {
-        x
+/// The decode of a block by `quotient`: `(d / scale) + offset` for the dividend `d = dividend(x)`
+/// of each element `x` (the element itself, or in the fused read a stored integer converted to
+/// the float, with at most one `scalar_map` entry applied); returns whether some `|d|` exceeds
+/// `safe` or some quotient may be inexact, or with a correctly rounded quotient, whether some
+/// result is infinite (unless `overflows` is false: then no result needs a check).
+#[inline(always)]
+pub(crate) fn decode_block<'o, S: Copy, F: HwFloat, Q: Quotient<F>>(
+    quotient: Q,
+    dividend: impl Fn(S) -> F,
+    (offset, safe, overflows): (F, F, bool),
+    input: &[S],
+    output: Slots<'o, F>,
+) -> (Written<'o, F>, bool) {
+    if Q::CORRECTLY_ROUNDED && !overflows {
+        let written = output.fill(input, |x| quotient.quotient(dividend(x)).0 + offset);
+        return (written, false);
     }
-}
-
-/// The decode of a block with one way of dividing: `(d / scale) + offset` for the dividend `d`
-/// of each element; returns whether some `|d|` exceeds `safe` or some quotient may be inexact,
-/// or with a correctly rounded quotient, whether some result is infinite (unless `overflows` is
-/// false: then no result needs a check).
-pub(crate) struct Decode<'i, 'o, S, F, D> {
-    pub(crate) dividend: D,
-    pub(crate) offset: F,
-    pub(crate) safe: F,
-    /// Whether some dividend's decode can overflow ([`Division::may_overflow`]).
-    pub(crate) overflows: bool,
-    pub(crate) input: &'i [S],
-    pub(crate) output: Slots<'o, F>,
-}
-
-impl<'o, S: Copy, F: HwFloat, D: Dividend<S, F>> WithQuotient<F> for Decode<'_, 'o, S, F, D> {
-    type Output = (Written<'o, F>, bool);
-
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn run<Q: Quotient<F>>(self, quotient: Q) -> Self::Output {
-        let (dividend, offset, safe) = (self.dividend, self.offset, self.safe);
-        if Q::CORRECTLY_ROUNDED && !self.overflows {
-            let written = self
-                .output
-                .fill(self.input, |x| quotient.quotient(dividend.of(x)).0 + offset);
-            return (written, false);
+    // The sign bits of `safe - |d|` and of the quotient's flags, gathered. NaN is not beyond:
+    // its magnitude is a positive NaN, and so is the difference.
+    let mut signs = F::Bits::zero();
+    // With a correctly rounded quotient, the least `infinity_gap` of the results instead,
+    // zero exactly when one is infinite: where the decode overflowed (and where `d` was
+    // infinite). Every such element lies beyond `safe`, where the exact path takes it.
+    let mut least = F::zero().infinity_gap();
+    let written = output.fill(input, |x| {
+        let d = dividend(x);
+        let (q, unsure) = quotient.quotient(d);
+        let decoded = q + offset;
+        if Q::CORRECTLY_ROUNDED {
+            least = least.min(decoded.infinity_gap());
+        } else {
+            signs |= unsure | (safe - d.abs()).encoding();
         }
-        // The sign bits of `safe - |d|` and of the quotient's flags, gathered. NaN is not beyond:
-        // its magnitude is a positive NaN, and so is the difference.
-        let mut signs = F::Bits::zero();
-        // With a correctly rounded quotient, the least `infinity_gap` of the results instead,
-        // zero exactly when one is infinite: where the decode overflowed (and where `d` was
-        // infinite). Every such element lies beyond `safe`, where the exact path takes it.
-        let mut least = F::zero().infinity_gap();
-        let written = self.output.fill(self.input, |x| {
-            let d = dividend.of(x);
-            let (q, unsure) = quotient.quotient(d);
-            let decoded = q + offset;
-            if Q::CORRECTLY_ROUNDED {
-                least = least.min(decoded.infinity_gap());
-            } else {
-                signs |= unsure | (safe - d.abs()).encoding();
-            }
-            decoded
-        });
-        (written, F::sign_bit(signs) || least == F::Bits::zero())
-    }
+        decoded
+    });
+    (written, F::sign_bit(signs) || least == F::Bits::zero())
 }
 
 /// Applies `f` to the leading elements of `data` where they are, run by run up to the first run
 /// holding an element whose `check` has its sign bit set; returns how many it converted.
-#[expect(
-    clippy::inline_always,
-    reason = "inlined into each instruction set's copy of the loop"
-)]
 #[inline(always)]
 fn in_runs<F: HwFloat>(data: &mut [F], check: impl Fn(F) -> F::Bits, f: impl Fn(F) -> F) -> usize {
     let mut done = 0;
@@ -215,51 +224,40 @@ fn in_runs<F: HwFloat>(data: &mut [F], check: impl Fn(F) -> F::Bits, f: impl Fn(
     done
 }
 
-/// The decode of the leading elements of `data` where they are; gives how many it converted. A
-/// correctly rounded quotient with parameters that let no finite element overflow needs no check;
-/// the others check a run's input (its magnitude against `safe`, and the quotient's flags, which
-/// depend on the input alone) before they decode it.
-struct InPlaceDecode<'a, F> {
-    data: &'a mut [F],
+/// The decode by `quotient` of the leading elements of `data` where they are; gives how many it
+/// converted. A correctly rounded quotient with parameters that let no finite element overflow
+/// needs no check; the others check a run's input (its magnitude against `safe`, and the
+/// quotient's flags, which depend on the input alone) before they decode it.
+#[inline(always)]
+fn decode_in_place<F: HwFloat, Q: Quotient<F>>(
+    quotient: Q,
+    data: &mut [F],
     offset: F,
     safe: F,
     overflows: bool,
-}
-
-impl<F: HwFloat> WithQuotient<F> for InPlaceDecode<'_, F> {
-    type Output = usize;
-
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn run<Q: Quotient<F>>(self, quotient: Q) -> usize {
-        let (offset, safe) = (self.offset, self.safe);
-        if Q::CORRECTLY_ROUNDED && !self.overflows {
-            for x in &mut *self.data {
-                *x = quotient.quotient(*x).0 + offset;
-            }
-            return self.data.len();
+) -> usize {
+    if Q::CORRECTLY_ROUNDED && !overflows {
+        for x in &mut *data {
+            *x = quotient.quotient(*x).0 + offset;
         }
-        in_runs(
-            self.data,
-            |x| quotient.quotient(x).1 | (safe - x.abs()).encoding(),
-            |x| quotient.quotient(x).0 + offset,
-        )
+        return data.len();
     }
+    in_runs(
+        data,
+        |x| quotient.quotient(x).1 | (safe - x.abs()).encoding(),
+        |x| quotient.quotient(x).0 + offset,
+    )
 }
 
-/// The arithmetic of a block; returns whether an element needs the exact path.
-impl<F: HwFloat> BlockLoop for FloatKernel<F> {
+/// The arithmetic of a block, and the exact path for each element that needs it.
+impl<F: HwFloat, Q: Quotient<F>> Typed for FloatKernel<F, Q> {
     type In = F;
     type Out = F;
-    type Output = bool;
 
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
+    fn isa(&self) -> Isa {
+        self.isa
+    }
+
     #[inline(always)]
     fn block<'a>(&self, input: &[F], output: Slots<'a, F>) -> (Written<'a, F>, bool) {
         let (offset, scale, safe) = (self.offset, self.scale, self.safe);
@@ -275,49 +273,32 @@ impl<F: HwFloat> BlockLoop for FloatKernel<F> {
                 });
                 (written, F::sign_bit(signs))
             }
-            Direction::Decode => self.division.with(Decode {
-                dividend: Itself,
-                offset,
-                safe,
-                overflows: self.overflows,
-                input,
-                output,
-            }),
+            Direction::Decode => {
+                let setting = (offset, safe, self.overflows);
+                decode_block(self.quotient, |x| x, setting, input, output)
+            }
         }
     }
-}
 
-/// The in-place conversion, run for one instruction set.
-struct InPlace<'a, F: HwFloat>(&'a FloatKernel<F>, &'a mut [F]);
-
-impl<F: HwFloat> Vectorized for InPlace<'_, F> {
-    type Output = usize;
-
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
-    #[inline(always)]
-    fn run(self) -> usize {
-        self.0.compute_in_place(self.1)
-    }
-}
-
-impl<F: HwFloat> Typed for FloatKernel<F> {
-    type In = F;
-    type Out = F;
-
-    fn convert<'a>(
-        &self,
-        input: &[F],
-        output: Slots<'a, F>,
-    ) -> Result<Written<'a, F>, ElementFault> {
-        let setting = (self.t, self.direction, self.parameters, self.isa);
-        convert_block(self, setting, input, output, |x| self.needs_exact(x))
+    fn settle(&self, input: &[F], output: &mut [F]) -> Result<(), ElementFault> {
+        let setting = (self.t, self.direction, self.parameters);
+        settle_exact(setting, input, output, |x| self.needs_exact(x))
     }
 
     fn convert_in_place(&self, data: &mut [F]) -> usize {
         self.isa.run(InPlace(self, data))
+    }
+}
+
+/// The in-place conversion, run for one instruction set.
+struct InPlace<'a, F: HwFloat, Q>(&'a FloatKernel<F, Q>, &'a mut [F]);
+
+impl<F: HwFloat, Q: Quotient<F>> Vectorized for InPlace<'_, F, Q> {
+    type Output = usize;
+
+    #[inline(always)]
+    fn run(self) -> usize {
+        self.0.compute_in_place(self.1)
     }
 }
 

@@ -2,7 +2,8 @@
 //! agree, and the first faulty element is reported by its index in the chunk.
 
 use super::*;
-use crate::kernel::{Slots, Typed, Written};
+use crate::engine::simd::Isa;
+use crate::engine::{Slots, Typed, Written};
 use crate::numeric::Value;
 use crate::numeric::fault::FaultKind;
 
@@ -12,19 +13,26 @@ struct Narrow;
 impl Typed for Narrow {
     type In = u32;
     type Out = u16;
-    fn convert<'a>(
-        &self,
-        input: &[u32],
-        output: Slots<'a, u16>,
-    ) -> Result<Written<'a, u16>, ElementFault> {
-        if let Some(i) = input.iter().position(|&x| u16::try_from(x).is_err()) {
-            return Err(ElementFault::new(
+    fn isa(&self) -> Isa {
+        Isa::PORTABLE
+    }
+    fn block<'a>(&self, input: &[u32], output: Slots<'a, u16>) -> (Written<'a, u16>, bool) {
+        let mut beyond = false;
+        let written = output.fill(input, |x| {
+            beyond |= x > u32::from(u16::MAX);
+            u16::try_from(x).unwrap_or_default()
+        });
+        (written, beyond)
+    }
+    fn settle(&self, input: &[u32], _output: &mut [u16]) -> Result<(), ElementFault> {
+        match input.iter().position(|&x| u16::try_from(x).is_err()) {
+            Some(i) => Err(ElementFault::new(
                 i,
                 FaultKind::OutOfRange,
                 Value::from_u64(u64::from(input[i])),
-            ));
+            )),
+            None => Ok(()),
         }
-        Ok(output.fill(input, |x| u16::try_from(x).unwrap_or_default()))
     }
 }
 
@@ -34,12 +42,14 @@ struct Widen;
 impl Typed for Widen {
     type In = u16;
     type Out = u64;
-    fn convert<'a>(
-        &self,
-        input: &[u16],
-        output: Slots<'a, u64>,
-    ) -> Result<Written<'a, u64>, ElementFault> {
-        Ok(output.fill(input, |x| u64::from(x) << 40))
+    fn isa(&self) -> Isa {
+        Isa::PORTABLE
+    }
+    fn block<'a>(&self, input: &[u16], output: Slots<'a, u64>) -> (Written<'a, u64>, bool) {
+        (output.fill(input, |x| u64::from(x) << 40), false)
+    }
+    fn settle(&self, _input: &[u16], _output: &mut [u64]) -> Result<(), ElementFault> {
+        Ok(())
     }
 }
 
@@ -50,19 +60,26 @@ struct Halve;
 impl Typed for Halve {
     type In = u32;
     type Out = u32;
-    fn convert<'a>(
-        &self,
-        input: &[u32],
-        output: Slots<'a, u32>,
-    ) -> Result<Written<'a, u32>, ElementFault> {
-        if let Some(i) = input.iter().position(|&x| x % 2 == 1) {
-            return Err(ElementFault::new(
+    fn isa(&self) -> Isa {
+        Isa::PORTABLE
+    }
+    fn block<'a>(&self, input: &[u32], output: Slots<'a, u32>) -> (Written<'a, u32>, bool) {
+        let mut odd = false;
+        let written = output.fill(input, |x| {
+            odd |= x % 2 == 1;
+            x / 2
+        });
+        (written, odd)
+    }
+    fn settle(&self, input: &[u32], _output: &mut [u32]) -> Result<(), ElementFault> {
+        match input.iter().position(|&x| x % 2 == 1) {
+            Some(i) => Err(ElementFault::new(
                 i,
                 FaultKind::NotExact,
                 Value::from_u64(u64::from(input[i])),
-            ));
+            )),
+            None => Ok(()),
         }
-        Ok(output.fill(input, |x| x / 2))
     }
     fn convert_in_place(&self, data: &mut [u32]) -> usize {
         let done = data

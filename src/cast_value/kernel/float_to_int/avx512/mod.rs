@@ -30,8 +30,8 @@ use std::arch::x86_64::{
 
 use register::Register;
 
-use super::float_to_int::clamps;
-use super::float_to_int::{CLAMP, CLAMP_NAN_LOW, RANGE, WRAP};
+use super::clamps;
+use super::{CLAMP, CLAMP_NAN_LOW, RANGE, WRAP};
 use crate::numeric::RoundingMode;
 
 mod register;

@@ -12,7 +12,7 @@
 
 use std::sync::OnceLock;
 
-use super::{Slots, Written};
+use super::{Slots, Typed, Written};
 
 /// An instruction set the kernel loops can run on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,12 +75,12 @@ impl Isa {
     }
 
     /// Runs `kernel`'s loop over one block, compiled for this instruction set.
-    pub(crate) fn run_block<'a, K: BlockLoop>(
+    pub(crate) fn run_block<'a, K: Typed>(
         self,
         kernel: &K,
         input: &[K::In],
         output: Slots<'a, K::Out>,
-    ) -> (Written<'a, K::Out>, K::Output) {
+    ) -> (Written<'a, K::Out>, bool) {
         self.run(Block {
             kernel,
             input,
@@ -103,38 +103,16 @@ impl Isa {
     }
 }
 
-/// A kernel whose loop over a block runs compiled for each instruction set (through
-/// [`Isa::run_block`]).
-pub(crate) trait BlockLoop: Sync {
-    /// The input elements.
-    type In;
-    /// The output elements.
-    type Out: Copy;
-    /// What the loop gives.
-    type Output;
-    /// The loop over one block, filling the output slots. Implementations are
-    /// `#[inline(always)]`, as is every function they call on the hot path.
-    fn block<'a>(
-        &self,
-        input: &[Self::In],
-        output: Slots<'a, Self::Out>,
-    ) -> (Written<'a, Self::Out>, Self::Output);
-}
-
-/// One block of a [`BlockLoop`], to run on an instruction set.
-struct Block<'k, 'a, K: BlockLoop> {
+/// One block of a [`Typed`] kernel's loop, to run on an instruction set.
+struct Block<'k, 'a, K: Typed> {
     kernel: &'k K,
     input: &'k [K::In],
     output: Slots<'a, K::Out>,
 }
 
-impl<'a, K: BlockLoop> Vectorized for Block<'_, 'a, K> {
-    type Output = (Written<'a, K::Out>, K::Output);
+impl<'a, K: Typed> Vectorized for Block<'_, 'a, K> {
+    type Output = (Written<'a, K::Out>, bool);
 
-    #[expect(
-        clippy::inline_always,
-        reason = "inlined into each instruction set's copy of the loop"
-    )]
     #[inline(always)]
     fn run(self) -> Self::Output {
         self.kernel.block(self.input, self.output)

@@ -3,7 +3,7 @@
 use std::mem::MaybeUninit;
 
 use super::{convert_range, is_aligned, is_aligned_uninit, write_uninit};
-use crate::kernel::{BLOCK, Kernel};
+use crate::engine::{BLOCK, Kernel};
 use crate::numeric::fault::ElementFault;
 
 /// Where the output of a range of elements goes: written where it is when aligned for the output

@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use super::simd::Isa;
 use super::{Kernel, Slots, Typed, Written};
 use crate::numeric::fault::{ElementFault, Fault, FaultKind};
 use crate::numeric::{NumericType, Storage, Value, decode};
@@ -94,29 +95,31 @@ impl<O: Storage> Typed for Lut<O> {
     type In = u8;
     type Out = O;
 
-    fn convert<'a>(
-        &self,
-        input: &[u8],
-        output: Slots<'a, O>,
-    ) -> Result<Written<'a, O>, ElementFault> {
+    fn isa(&self) -> Isa {
+        Isa::PORTABLE
+    }
+
+    fn block<'a>(&self, input: &[u8], output: Slots<'a, O>) -> (Written<'a, O>, bool) {
         let mut any_fault = false;
         let written = output.fill(input, |x| {
             let i = usize::from(x);
             any_fault |= self.faults[i].is_some();
             self.table[i]
         });
-        if any_fault {
-            for (index, &x) in input.iter().enumerate() {
-                if let Some(fault) = self.faults[usize::from(x)] {
-                    return Err(ElementFault {
-                        index,
-                        fault,
-                        value: reported_value(self.from, u64::from(x)),
-                    });
-                }
+        (written, any_fault)
+    }
+
+    fn settle(&self, input: &[u8], _output: &mut [O]) -> Result<(), ElementFault> {
+        for (index, &x) in input.iter().enumerate() {
+            if let Some(fault) = self.faults[usize::from(x)] {
+                return Err(ElementFault {
+                    index,
+                    fault,
+                    value: reported_value(self.from, u64::from(x)),
+                });
             }
         }
-        Ok(written)
+        Ok(())
     }
 }
 

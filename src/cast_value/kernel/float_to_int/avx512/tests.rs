@@ -1,10 +1,12 @@
 use std::mem::MaybeUninit;
 
+use num_traits::AsPrimitive;
+
 use crate::cast_value::kernel::FastPath;
 use crate::cast_value::kernel::float_to_int::FloatToInt;
-use crate::kernel::Slots;
-use crate::kernel::simd::Isa;
-use crate::kernel::testing::ROUNDINGS;
+use crate::engine::Slots;
+use crate::engine::simd::Isa;
+use crate::engine::testing::ROUNDINGS;
 use crate::numeric::pow2;
 use crate::numeric::{
     Bits, FloatInput, HwFloat, IntFormat, Kind, NumericType, OutOfRangeMode, RoundingMode, Value,
@@ -58,56 +60,43 @@ fn inputs() -> Vec<f64> {
     inputs
 }
 
-/// An input float of the loop (computed in its own format).
-trait Input:
-    FloatInput + HwFloat + num_traits::AsPrimitive<Self> + Into<f64> + std::fmt::Display
-{
-    /// The test inputs in this format that are finite or NaN.
-    fn inputs() -> Vec<Self>;
-}
-
-impl Input for f64 {
-    fn inputs() -> Vec<Self> {
-        inputs()
-    }
-}
-
-impl Input for f32 {
-    fn inputs() -> Vec<Self> {
-        // Each float64 input rounded to float32, and the float32 neighbours of the edges.
-        #[expect(clippy::cast_possible_truncation, reason = "rounding to float32")]
-        let mut inputs: Vec<f32> = edges()
-            .into_iter()
-            .flat_map(|x| [x as f32, (x as f32).next_up(), (x as f32).next_down()])
-            .chain(inputs().into_iter().map(|x| x as f32))
-            .collect();
-        inputs.retain(|x| x.is_finite() || x.is_nan());
-        inputs
-    }
+/// The test inputs in float32 that are finite or NaN: each float64 input rounded to float32, and
+/// the float32 neighbours of the edges.
+fn inputs32() -> Vec<f32> {
+    #[expect(clippy::cast_possible_truncation, reason = "rounding to float32")]
+    let mut inputs: Vec<f32> = edges()
+        .into_iter()
+        .flat_map(|x| [x as f32, (x as f32).next_up(), (x as f32).next_down()])
+        .chain(inputs().into_iter().map(|x| x as f32))
+        .collect();
+    inputs.retain(|x| x.is_finite() || x.is_nan());
+    inputs
 }
 
 /// The output and flag of the intrinsics (`true`) or of the compiler's loop for `input`.
-fn run<F: Input, W: Bits>(
-    fast: &FloatToInt<F, W, F>,
-    input: &[F],
-    intrinsics: bool,
-) -> (Vec<W>, bool) {
+fn run<F, W: Bits>(fast: &FloatToInt<F, W, F>, input: &[F], intrinsics: bool) -> (Vec<W>, bool)
+where
+    F: FloatInput + HwFloat + AsPrimitive<F> + Into<f64> + std::fmt::Display,
+{
     let isa = Isa::available().into_iter().find(|isa| isa.is_avx512());
     let isa = isa.expect("checked by the test");
     let mut output = vec![MaybeUninit::<W>::uninit(); input.len()];
     let slots = Slots::new(&mut output);
     let (written, undecided) = if intrinsics {
-        fast.convert_on(isa, input, slots)
-            .ok()
-            .expect("the cast has a loop with intrinsics")
-    } else {
+        let fast = fast.clone().on(isa);
+        assert!(fast.intrinsics, "the cast has a loop with intrinsics");
         fast.convert(input, slots)
+    } else {
+        fast.convert_loop(input, slots)
     };
     (written.into_elements().to_vec(), undecided)
 }
 
 /// Clamped: the intrinsics' output and flag for `input` against the compiler's loop's.
-fn compare<F: Input, W: Bits>(fast: &FloatToInt<F, W, F>, input: &[F]) -> usize {
+fn compare<F, W: Bits>(fast: &FloatToInt<F, W, F>, input: &[F]) -> usize
+where
+    F: FloatInput + HwFloat + AsPrimitive<F> + Into<f64> + std::fmt::Display,
+{
     let (want, got) = (run(fast, input, false), run(fast, input, true));
     for (i, (w, g)) in want.0.iter().zip(&got.0).enumerate() {
         assert_eq!(w, g, "element {i}: {}", input[i]);
@@ -122,11 +111,14 @@ type Cast = (IntFormat, RoundingMode, Option<OutOfRangeMode>);
 /// Unclamped: the elements the compiler's loop decides give its output and no flag; each
 /// other one, in a group of decided ones, is flagged, or (`wrap`) gives its exact encoding.
 /// Returns how many elements were compared and how many of the second kind were decided.
-fn compare_unclamped<F: Input, W: Bits>(
+fn compare_unclamped<F, W: Bits>(
     fast: &FloatToInt<F, W, F>,
     input: &[F],
     cast: Cast,
-) -> (usize, usize) {
+) -> (usize, usize)
+where
+    F: FloatInput + HwFloat + AsPrimitive<F> + Into<f64> + std::fmt::Display,
+{
     let (decided, undecided): (Vec<F>, Vec<F>) = input.iter().partition(|&&x| {
         !fast
             .convert(&[x], Slots::new(&mut [MaybeUninit::uninit()]))
@@ -160,8 +152,10 @@ fn compare_unclamped<F: Input, W: Bits>(
 /// Every 8- and 16-bit target, rounding, out-of-range mode and NaN replacement from `F`;
 /// returns how many elements were compared and how many `wrap` decided beyond the compiler's
 /// loop.
-fn compare_every_cast<F: Input>() -> (usize, usize) {
-    let input = F::inputs();
+fn compare_every_cast<F>(input: Vec<F>) -> (usize, usize)
+where
+    F: FloatInput + HwFloat + AsPrimitive<F> + Into<f64> + std::fmt::Display,
+{
     let modes = [
         Some(OutOfRangeMode::Clamp),
         Some(OutOfRangeMode::Wrap),
@@ -234,7 +228,7 @@ fn the_intrinsics_cast_like_the_compilers_loop() {
         Isa::available().iter().any(|isa| isa.is_avx512()),
         "this CPU has no AVX-512 (F, VL, DQ, BW): the intrinsics cannot run here"
     );
-    let (checked, beyond) = compare_every_cast::<f64>();
+    let (checked, beyond) = compare_every_cast(inputs());
     assert!(
         checked > 6 * 5 * 3 * 3 * 8000,
         "{checked} float64 elements compared"
@@ -242,7 +236,7 @@ fn the_intrinsics_cast_like_the_compilers_loop() {
     // `wrap` decides magnitudes from 2^51 to 2^63 that the compiler's loop leaves undecided.
     assert!(beyond > 0, "no element wrapped beyond the compiler's loop");
     eprintln!("{checked} float64 elements compared, {beyond} wrapped beyond the compiler's loop");
-    let (checked, _) = compare_every_cast::<f32>();
+    let (checked, _) = compare_every_cast(inputs32());
     assert!(
         checked > 6 * 5 * 3 * 3 * 7000,
         "{checked} float32 elements compared"

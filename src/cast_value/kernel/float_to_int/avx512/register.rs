@@ -1,10 +1,6 @@
 //! The registers of the AVX-512 loop: eight float64 elements converted to 64-bit integers, or
 //! sixteen float32 elements converted to 32-bit integers, and the operations the loop takes on
 //! them. Every method is inlined into the loop, which enables the instruction sets.
-#![expect(
-    clippy::inline_always,
-    reason = "each method is one or two instructions, which must land in the loop's copy"
-)]
 
 use std::arch::x86_64::{
     __m512, __m512d, __m512i, _mm512_add_pd, _mm512_add_ps, _mm512_and_pd, _mm512_and_ps,
