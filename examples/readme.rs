@@ -66,12 +66,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     let values: Vec<f64> = array.retrieve_array_subset(&array.subset_all())?;
     println!("read {} values, the first {:?}", values.len(), &values[..4]);
 
-    // Write 1024 x 1024 reflectances in shards of 512 x 512 holding inner chunks of 256 x 256,
-    // to readme.zarr in the temporary folder (replaced on every run).
-    let path = std::env::temp_dir().join("readme.zarr");
-    if path.exists() {
-        std::fs::remove_dir_all(&path)?;
-    }
+    // Write 1024 x 1024 reflectances in shards of 512 x 512 holding inner chunks of 256 x 256
+    // into the temporary folder (each run writes every chunk and the metadata again).
+    let path = std::env::temp_dir().join("zarrs_scale_offset_cast-readme.zarr");
     let array = reflectance_layout(vec![1024, 1024], vec![512, 512], vec![256, 256])?
         .build(Arc::new(FilesystemStore::new(&path)?), "/")?;
     // Every check up front, and writes checked against the whole chain.
@@ -85,12 +82,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     // Read a window back through the fast path.
     let window: Vec<f64> = FusedReader::new(&array).retrieve_array_subset(&[0..2, 0..4])?;
     // To the 1e-4 steps they are stored in.
-    let window: Vec<String> = window.iter().map(|x| format!("{x:.4}")).collect();
-    println!(
-        "wrote {}; read back [{}]",
-        path.display(),
-        window.join(", ")
-    );
+    println!("wrote {}; read back {window:.4?}", path.display());
     Ok(())
 }
 

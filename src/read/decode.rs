@@ -145,12 +145,10 @@ pub(super) fn decode(
     let span = work.span(out_size);
     let part = match stored {
         Stored::Elements(first) => {
-            let decoded =
-                elements(layout, Cow::Borrowed(encoded), options).ok_or(Fallback::StoredBytes)?;
-            Some((decoded, first))
+            Some((elements(layout, Cow::Borrowed(encoded), options)?, first))
         }
         Stored::Whole | Stored::Blocks if layout.compressed() => {
-            span_of(layout, encoded, &shape, span.clone(), options)
+            span_of(layout, encoded, &shape, span.clone(), options)?
                 .map(|d| (Cow::Owned(d), span.start))
         }
         Stored::Whole | Stored::Blocks => None,
@@ -167,9 +165,9 @@ pub(super) fn decode(
                     &layout.stored_fill,
                     options,
                 )
-                .ok()
-                .and_then(|bytes| bytes.into_fixed().ok())
-                .ok_or(Fallback::StoredBytes)?;
+                .map_err(|_| Fallback::StoredBytes)?
+                .into_fixed()
+                .map_err(|_| Fallback::StoredBytes)?;
             (decoded, 0)
         }
         (None, _) => return Err(Fallback::StoredBytes),
@@ -195,22 +193,28 @@ pub(super) fn decode(
 }
 
 /// The elements `span` of the stored chunk `encoded` (of `shape`) decoded through the layout's
-/// stored codecs, in C order; `None` where they would decode the whole chunk to give them (no
-/// compressor, or one that cannot decode a part, or a span of most of the chunk), or fail to
-/// decode (the whole chunk is then decoded, and fails as zarrs' read fails).
+/// stored codecs, in C order; `None` where a part is not worth it or cannot be had: no
+/// compressor, a span of most of the chunk, a compressor that decodes no part, or Blosc parts that
+/// would not start at an element (the whole chunk is then decoded).
+///
+/// # Errors
+/// [`Fallback::StoredBytes`] where the part does not decode (or not to its size): zarrs then reads
+/// the chunk, and reports what it finds.
 fn span_of(
     layout: &Layout,
     encoded: &Bytes,
     shape: &[NonZeroU64],
     span: Range<usize>,
     options: &CodecOptions,
-) -> Option<Vec<u8>> {
+) -> Result<Option<Vec<u8>>, Fallback> {
     let compressors = layout.inner.bytes_to_bytes_codecs();
     let count = shape.iter().map(|n| n.get()).product::<u64>();
+    let Some(size) = layout.stored.fixed_size() else {
+        return Ok(None);
+    };
     if compressors.is_empty() || !worth_a_part(span.len(), count) || span.end as u64 > count {
-        return None;
+        return Ok(None);
     }
-    let size = layout.stored.fixed_size()?;
     // Each compressor's partial decoder, over the one after it (the stored bytes last).
     let mut representations = vec![BytesRepresentation::FixedSize(count * size as u64)];
     for codec in compressors {
@@ -222,18 +226,22 @@ fn span_of(
         // Blosc decodes a part from a multiple of its own element size (its header's type size)
         // on, so a part of elements that do not start at its boundaries would come out shifted.
         if layout.blosc_first && Arc::ptr_eq(codec, &compressors[0]) {
+            let header = ByteRange::FromStart(0, Some(blosc::HEADER as u64));
             let header = handle
-                .partial_decode(ByteRange::FromStart(0, Some(blosc::HEADER as u64)), options)
-                .ok()??;
-            size.is_multiple_of(blosc::type_size(&header)?)
-                .then_some(())?;
+                .partial_decode(header, options)
+                .map_err(|_| Fallback::StoredBytes)?
+                .ok_or(Fallback::StoredBytes)?;
+            let type_size = blosc::type_size(&header).ok_or(Fallback::StoredBytes)?;
+            if !size.is_multiple_of(type_size) {
+                return Ok(None);
+            }
         }
         handle = Arc::clone(codec)
             .partial_decoder(handle, decoded, options)
-            .ok()?;
+            .map_err(|_| Fallback::StoredBytes)?;
     }
     if !handle.supports_partial_decode() {
-        return None;
+        return Ok(None);
     }
     let tasks = options
         .concurrent_target()
@@ -243,42 +251,47 @@ fn span_of(
     let part = |start: usize| {
         let len = per_task.min(span.end - start);
         let range = ByteRange::FromStart((start * size) as u64, Some((len * size) as u64));
-        let part = handle.partial_decode(range, options).ok()??;
-        (part.len() == len * size).then_some(part)
+        match handle.partial_decode(range, options) {
+            Ok(Some(part)) if part.len() == len * size => Ok(part),
+            _ => Err(Fallback::StoredBytes),
+        }
     };
     let starts = span.clone().step_by(per_task);
     let parts: Vec<Cow<'_, [u8]>> = if tasks > 1 {
         parallel::map(starts.collect(), 1, part)
             .into_iter()
-            .collect::<Option<_>>()?
+            .collect::<Result<_, _>>()?
     } else {
-        starts.map(part).collect::<Option<_>>()?
+        starts.map(part).collect::<Result<_, _>>()?
     };
     let raw = if parts.len() == 1 {
         parts.into_iter().next().expect("one part").into_owned()
     } else {
         parts.concat()
     };
-    elements(layout, Cow::Owned(raw), options).map(Cow::into_owned)
+    elements(layout, Cow::Owned(raw), options).map(|part| Some(part.into_owned()))
 }
 
-/// `raw`, stored elements as the `bytes` codec wrote them, decoded by it (into native order);
-/// `None` where they are not whole elements or fail to decode.
+/// `raw`, stored elements as the `bytes` codec wrote them, decoded by it (into native order).
+///
+/// # Errors
+/// [`Fallback::StoredBytes`] where they are not whole elements or fail to decode.
 fn elements<'a>(
     layout: &Layout,
     raw: Cow<'a, [u8]>,
     options: &CodecOptions,
-) -> Option<Cow<'a, [u8]>> {
-    let size = layout.stored.fixed_size()?;
-    if size == 0 || !raw.len().is_multiple_of(size) {
-        return None;
-    }
-    let shape = [NonZeroU64::new((raw.len() / size) as u64)?];
+) -> Result<Cow<'a, [u8]>, Fallback> {
+    let size = layout.stored.fixed_size().unwrap_or(0);
+    let shape = (size != 0 && raw.len().is_multiple_of(size))
+        .then(|| NonZeroU64::new((raw.len() / size) as u64))
+        .flatten()
+        .ok_or(Fallback::StoredBytes)?;
     let bytes = layout.inner.array_to_bytes_codec();
-    let decoded = bytes
-        .decode(raw, &shape, &layout.stored, &layout.stored_fill, options)
-        .ok()?;
-    decoded.into_fixed().ok()
+    bytes
+        .decode(raw, &[shape], &layout.stored, &layout.stored_fill, options)
+        .map_err(|_| Fallback::StoredBytes)?
+        .into_fixed()
+        .map_err(|_| Fallback::StoredBytes)
 }
 
 /// A chunk's stored bytes as the input of the compressors' partial decoders, which lend the
@@ -301,6 +314,8 @@ impl BytesPartialDecoderTraits for Held {
         _options: &CodecOptions,
     ) -> Result<Option<Vec<ArrayBytesRaw<'_>>>, CodecError> {
         let len = self.0.len() as u64;
+        // A bound beyond a usize lies beyond the held bytes: the range is then invalid.
+        let to_usize = |n: u64| usize::try_from(n).ok();
         decoded_regions
             .map(|range| {
                 let bounds = match range {
@@ -308,10 +323,9 @@ impl BytesPartialDecoderTraits for Held {
                     ByteRange::FromStart(start, Some(n)) => Some((start, start.saturating_add(n))),
                     ByteRange::Suffix(n) => len.checked_sub(n).map(|start| (start, len)),
                 };
-                let part = bounds.and_then(|(start, end)| {
-                    self.0
-                        .get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
-                });
+                let part = bounds
+                    .and_then(|(start, end)| Some(to_usize(start)?..to_usize(end)?))
+                    .and_then(|range| self.0.get(range));
                 part.map(Cow::Borrowed)
                     .ok_or_else(|| InvalidByteRangeError::new(range, len).into())
             })

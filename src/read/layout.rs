@@ -13,8 +13,8 @@ use zarrs_metadata_ext::codec::sharding::{
     ShardingCodecConfiguration, ShardingCodecConfigurationV1,
 };
 
-use super::blosc;
 use super::shard::Sharding;
+use super::{Fallback, blosc};
 use crate::engine::{Composed, Kernel, blockwise};
 use crate::{CastValueCodec, ScaleOffsetCodec};
 
@@ -106,7 +106,7 @@ pub(super) fn layout<TStorage: ?Sized>(array: &Array<TStorage>) -> Result<Layout
     let mut kernels: Vec<Arc<dyn Kernel>> = Vec::new();
     // The fill value of the inner chunks a shard does not hold (the array's, as the outer codecs
     // encode it), as the outer codecs decode it.
-    let mut missing = Some(array.fill_value().as_ne_bytes().to_vec());
+    let mut missing = Ok(array.fill_value().as_ne_bytes().to_vec());
     for (i, codec) in a2a.iter().enumerate() {
         if i == outer.len() && i > 0 {
             missing = decoded_fill(&kernels, &fill);
@@ -247,13 +247,19 @@ type Chains = (
 );
 
 /// `fill`, a fill value as `kernels` (decodes, first codec first) receive it, decoded through
-/// them all; `None` where there are none or it fails to decode.
-fn decoded_fill(kernels: &[Arc<dyn Kernel>], fill: &FillValue) -> Option<Vec<u8>> {
+/// them all.
+///
+/// # Errors
+/// [`Fallback::MissingFill`] where there are no kernels or it fails to decode: zarrs then reads
+/// the inner chunks a shard does not hold, and reports what it finds.
+fn decoded_fill(kernels: &[Arc<dyn Kernel>], fill: &FillValue) -> Result<Vec<u8>, Fallback> {
     let kernel = kernels
         .iter()
         .cloned()
-        .reduce(|first, next| Arc::new(Composed::new(next, first)))?;
+        .reduce(|first, next| Arc::new(Composed::new(next, first)))
+        .ok_or(Fallback::MissingFill)?;
     let mut element = vec![0; kernel.sizes().1];
-    blockwise::apply_into(kernel.as_ref(), fill.as_ne_bytes(), &mut element).ok()?;
-    Some(element)
+    blockwise::apply_into(kernel.as_ref(), fill.as_ne_bytes(), &mut element)
+        .map_err(|_| Fallback::MissingFill)?;
+    Ok(element)
 }

@@ -175,8 +175,8 @@ fn in_shard<'o>(
             held,
         ) {
             (Entry::Missing, _) => match &sharding.missing {
-                Some(fill) => outcome.fill(work, fill),
-                None => outcome.zarrs.push((work, Fallback::MissingFill)),
+                Ok(fill) => outcome.fill(work, fill),
+                Err(reason) => outcome.zarrs.push((work, reason.clone())),
             },
             (Entry::Outside, _) => outcome.zarrs.push((work, Fallback::ChunkEntry)),
             (Entry::At(offset, size), Some(held)) => {
@@ -266,11 +266,13 @@ impl<'o> Fetch<'o> {
                 .for_each(|work| outcome.fill(work, context.fill)),
             (Ok(Some(bytes)), Then::Shard(shard, whole, works)) => {
                 let sharding = context.layout.shards.as_ref().expect("a sharded array");
-                let Some(entries) = sharding.index(&bytes, whole) else {
-                    outcome
-                        .zarrs
-                        .extend(works.into_iter().map(|work| (work, Fallback::ShardIndex)));
-                    return outcome;
+                let entries = match sharding.index(&bytes, whole) {
+                    Ok(entries) => entries,
+                    Err(reason) => {
+                        let works = works.into_iter().map(|work| (work, reason.clone()));
+                        outcome.zarrs.extend(works);
+                        return outcome;
+                    }
                 };
                 if let Some(kept) = context.kept {
                     kept.keep_index(&shard, &entries);

@@ -17,8 +17,8 @@ use zarrs::storage::Bytes;
 use zarrs::storage::byte_range::ByteRange;
 use zarrs_metadata_ext::codec::sharding::{ShardingCodecConfigurationV1, ShardingIndexLocation};
 
-use super::Unfused;
 use super::blosc::BlockTable;
+use super::{Fallback, Unfused};
 
 /// The `sharding_indexed` codec of an array whose shards the fused read reads itself.
 pub(super) struct Sharding {
@@ -31,8 +31,8 @@ pub(super) struct Sharding {
     /// Where a shard's index lies in it.
     pub(super) index_range: ByteRange,
     /// One element of the array's data type for the elements of an inner chunk a shard does not
-    /// hold, as zarrs reads them; `None` where zarrs must read them.
-    pub(super) missing: Option<Vec<u8>>,
+    /// hold, as zarrs reads them; else why zarrs must read them.
+    pub(super) missing: Result<Vec<u8>, Fallback>,
 }
 
 /// Where an inner chunk's stored bytes lie in its shard, by the shard's index.
@@ -54,7 +54,7 @@ impl Sharding {
     pub(super) fn new<TStorage: ?Sized>(
         array: &Array<TStorage>,
         configuration: &ShardingCodecConfigurationV1,
-        missing: Option<Vec<u8>>,
+        missing: Result<Vec<u8>, Fallback>,
     ) -> Result<Self, Unfused> {
         let unfused = |what: &str| Unfused::Layout(what.to_string());
         let shard_shape = array
@@ -158,18 +158,26 @@ impl Sharding {
             })
     }
 
-    /// The index of a shard from `bytes`, its index's bytes or, where `whole`, the whole shard;
-    /// `None` where it does not decode.
-    pub(super) fn index(&self, bytes: &Bytes, whole: bool) -> Option<Arc<[u64]>> {
+    /// The index of a shard from `bytes`, its index's bytes or, where `whole`, the whole shard.
+    ///
+    /// # Errors
+    /// [`Fallback::ShardIndex`] where the shard is too short to hold its index or the index does
+    /// not decode: zarrs then reads the shard, and reports what it finds.
+    pub(super) fn index(&self, bytes: &Bytes, whole: bool) -> Result<Arc<[u64]>, Fallback> {
         let len = bytes.len() as u64;
         let range = match (whole, self.index_range) {
-            (false, _) => 0..len,
-            (true, ByteRange::FromStart(start, Some(size))) => start..start.checked_add(size)?,
-            (true, ByteRange::Suffix(size)) => len.checked_sub(size)?..len,
-            (true, ByteRange::FromStart(_, None)) => return None,
+            (false, _) => Some(0..len),
+            (true, ByteRange::FromStart(start, Some(size))) => {
+                start.checked_add(size).map(|end| start..end)
+            }
+            (true, ByteRange::Suffix(size)) => len.checked_sub(size).map(|start| start..len),
+            (true, ByteRange::FromStart(_, None)) => None,
         };
-        let encoded =
-            bytes.get(usize::try_from(range.start).ok()?..usize::try_from(range.end).ok()?)?;
+        let range = range.ok_or(Fallback::ShardIndex)?;
+        let to_usize = |n: u64| usize::try_from(n).map_err(|_| Fallback::ShardIndex);
+        let encoded = bytes
+            .get(to_usize(range.start)?..to_usize(range.end)?)
+            .ok_or(Fallback::ShardIndex)?;
         let decoded = self.index_codecs.decode(
             encoded.into(),
             &self.index_shape,
@@ -177,11 +185,14 @@ impl Sharding {
             &FillValue::from(u64::MAX),
             &CodecOptions::default(),
         );
-        let decoded = decoded.ok()?.into_fixed().ok()?;
+        let decoded = decoded
+            .map_err(|_| Fallback::ShardIndex)?
+            .into_fixed()
+            .map_err(|_| Fallback::ShardIndex)?;
         let entries = decoded
             .chunks_exact(8)
             .map(|e| u64::from_ne_bytes(e.try_into().expect("8 bytes")));
-        Some(entries.collect())
+        Ok(entries.collect())
     }
 
     /// Where the inner chunk at `inner` lies by its shard's index `entries`, within a shard of
@@ -231,9 +242,17 @@ impl Kept {
         }
     }
 
+    /// What is kept, also after a panic of another thread while it held it: each change leaves
+    /// whole entries, and at worst a count of bytes off by one entry's.
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// What is kept of `shard`, with `f`, the shard counted as used now.
     fn with<R>(&self, shard: &[u64], f: impl FnOnce(&mut KeptShard) -> R) -> Option<R> {
-        let mut state = self.state.lock().ok()?;
+        let mut state = self.state();
         state.clock += 1;
         let clock = state.clock;
         let kept = state.shards.get_mut(shard)?;
@@ -255,9 +274,7 @@ impl Kept {
     /// Keeps `entries`, the index of `shard` (with the block tables kept of it where it is the
     /// index kept before).
     pub(super) fn keep_index(&self, shard: &[u64], entries: &Arc<[u64]>) {
-        let Ok(mut state) = self.state.lock() else {
-            return;
-        };
+        let mut state = self.state();
         state.clock += 1;
         let used = state.clock;
         let bytes = entries.len() * 8 + shard.len() * 8 + size_of::<KeptShard>();
@@ -282,9 +299,7 @@ impl Kept {
     /// Keeps `table`, the block table of the inner chunk at `position` of `shard`, where the
     /// shard's index is kept.
     pub(super) fn keep_table(&self, shard: &[u64], position: usize, table: Arc<BlockTable>) {
-        let Ok(mut state) = self.state.lock() else {
-            return;
-        };
+        let mut state = self.state();
         let Some(kept) = state.shards.get_mut(shard) else {
             return;
         };

@@ -1,17 +1,39 @@
 //! The README's usage example is `examples/readme.rs` (which `cargo test` builds and whose test
-//! compares its layout with zarr-python's) word for word, but for that test.
+//! compares its layout with zarr-python's) word for word: its imports and `reflectance_layout`,
+//! and its `main`.
 
 #[test]
-fn the_readme_quotes_the_usage_example_whole() {
+fn the_readme_quotes_the_usage_example_word_for_word() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let example = std::fs::read_to_string(root.join("examples/readme.rs")).unwrap();
-    let start = example.find("use std::error::Error;").unwrap();
-    let end = example.find("#[cfg(test)]").unwrap();
-    let code = example[start..end].trim_end();
+    let blocks: Vec<&str> = readme
+        .split("```rust\n")
+        .skip(1)
+        .map(|block| block.split("\n```").next().unwrap())
+        .collect();
+    assert_eq!(blocks.len(), 2, "the README's two Rust blocks");
+    for block in &blocks {
+        assert!(
+            example.contains(block),
+            "README.md quotes examples/readme.rs word for word:\n{block}"
+        );
+    }
     assert!(
-        readme.contains(&format!("```rust\n{code}\n```")),
-        "README.md must quote examples/readme.rs from its first `use` to its test module"
+        blocks[0].starts_with("use std::error::Error;"),
+        "the imports first"
     );
-    assert!(code.lines().count() > 20, "the example's code");
+    assert!(blocks[0].contains("fn reflectance_layout("), "the layout");
+    assert!(
+        blocks[1].starts_with("fn main()") && blocks[1].ends_with("\n}"),
+        "main, whole"
+    );
+    let main = &example[example.find("fn main()").unwrap()..];
+    assert!(
+        main.starts_with(blocks[1])
+            && main[blocks[1].len()..]
+                .trim_start()
+                .starts_with("#[cfg(test)]"),
+        "main, whole"
+    );
 }

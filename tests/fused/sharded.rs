@@ -301,12 +301,14 @@ fn corrupt_shards_fail_as_zarrs_fails() {
     let key = StoreKey::new("c/0/0").unwrap();
     let mut cases = 0;
     // Uncompressed inner chunks, and compressed ones (a read needing every inner chunk of a
-    // shard then fetches it whole).
+    // shard then fetches it whole; Blosc's are decoded in part where a read needs few elements).
     let zstd = json!([{"name": "zstd", "configuration": {"level": 1, "checksum": false}}]);
+    let blosc = json!([{"name": "blosc", "configuration": {
+        "cname": "zstd", "clevel": 5, "shuffle": "shuffle", "typesize": 2, "blocksize": 0}}]);
     for (index_at_start, index_crc32c) in
         [(false, false), (false, true), (true, false), (true, true)]
     {
-        for compressors in [json!([]), zstd.clone()] {
+        for compressors in [json!([]), zstd.clone(), blosc.clone()] {
             let (store, array) = written(index_at_start, index_crc32c, &compressors);
             let stored = store.get(&key).unwrap().unwrap().to_vec();
             // 4 inner chunks of 16 bytes each, two numbers of 8 bytes, and a crc32c.
@@ -326,10 +328,21 @@ fn corrupt_shards_fail_as_zarrs_fails() {
             let size_at = index_at + 8;
             let size = u64::from_le_bytes(short[size_at..size_at + 8].try_into().unwrap());
             short[size_at..size_at + 8].copy_from_slice(&(size - 2).to_le_bytes());
+            // The second half of the first inner chunk's stored bytes flipped.
+            let mut garbled = stored.clone();
+            let offset = u64::from_le_bytes(stored[index_at..index_at + 8].try_into().unwrap());
+            let (offset, size) = (
+                usize::try_from(offset).unwrap(),
+                usize::try_from(size).unwrap(),
+            );
+            for byte in &mut garbled[offset + size / 2..offset + size] {
+                *byte ^= 0x55;
+            }
             for (what, bytes) in [
                 ("a flipped index bit", flipped),
                 ("an offset beyond the shard", beyond),
                 ("an inner chunk two bytes short", short),
+                ("an inner chunk's stored bytes garbled", garbled),
                 ("a shard shorter than its index", stored[..10].to_vec()),
                 ("an empty shard", Vec::new()),
             ] {
@@ -358,7 +371,7 @@ fn corrupt_shards_fail_as_zarrs_fails() {
             }
         }
     }
-    assert_eq!(cases, 2 * (4 * 5 * 5 - 2 * 2 * 3));
+    assert_eq!(cases, 3 * (4 * 6 * 5 - 2 * 2 * 3));
 }
 
 #[test]

@@ -2,9 +2,10 @@
 GeoZarr products are, its reflectances stored as uint16 by `scale_offset` and `cast_value`
 (DN = (reflectance + 0.1) * 10000, NaN as 0), compressed with Blosc zstd.
 
-Run from the stores crate's folder with the zarr-python tool (../../shared/tools/zarr-python/zpy):
+Run from this package's folder (integrations/stores) with zarr-python 3.4.2, for example the
+Python that `zarr-python/setup_http.sh` prints:
 
-    zpy tests/data/make_fixture.py tests/data
+    "$(zarr-python/setup_http.sh)" tests/data/make_fixture.py tests/data
 
 - `measurements/reflectance/r10m/b04`: 150 x 170, in shards of 128 x 128 of inner chunks of
   32 x 32 (edge shards and edge inner chunks);

@@ -1,8 +1,9 @@
 """Writes the legacy fixtures of tests/data/legacy with zarr-python 3.4.2 and numcodecs.
 
-Run from the crate's root with the zarr-python tool (../shared/tools/zarr-python/zpy):
+Run from the tools crate's folder with zarr-python 3.4.2 (`pip install "zarr[cast-value-rs]==3.4.2"`,
+which brings numcodecs):
 
-    zpy tests/data/legacy/make_fixtures.py tests/data/legacy
+    python tests/data/legacy/make_fixtures.py tests/data/legacy
 
 Arrays using `numcodecs.fixedscaleoffset` (Zarr V3) and the `fixedscaleoffset` filter (Zarr V2),
 to migrate, and plain float arrays of both formats (one sharded with Blosc), to quantize. `manifest.json` holds each
