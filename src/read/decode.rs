@@ -16,7 +16,7 @@ use zarrs::storage::{Bytes, StorageError};
 
 use super::Fallback;
 use super::blosc::{self, BlockTable, Rest};
-use super::layout::Layout;
+use super::layout::{Layout, stored_part};
 use super::output::{ChunkWork, Stored};
 use super::shard::Kept;
 use crate::engine::blockwise::{MIN_ELEMENTS_PER_TASK, Output};
@@ -31,16 +31,6 @@ pub(super) fn worth_a_part(len: usize, elements: u64) -> bool {
     len as u64 * 2 <= elements
 }
 
-/// Where the elements `span` of a chunk of `elements` elements of `size` bytes lie in it, where
-/// the chunk is stored by the `bytes` codec alone and they are fewer than the chunk's: the first
-/// byte and the number of bytes.
-pub(super) fn elements_part(size: usize, elements: u64, span: &Range<usize>) -> Option<(u64, u64)> {
-    let (start, len, size) = (span.start as u64, span.len() as u64, size as u64);
-    (start.checked_add(len)? <= elements && len < elements)
-        .then(|| Some((start.checked_mul(size)?, len.checked_mul(size)?)))
-        .flatten()
-}
-
 /// What the bytes fetched for a chunk are.
 pub(super) enum Part {
     /// What [`Stored`] says.
@@ -52,25 +42,6 @@ pub(super) enum Part {
     Front(usize, u64, Range<usize>),
     /// The rest the front lacked.
     Rest(Rest),
-}
-
-/// Where a chunk stored by the `bytes` codec alone is read in part: the range of the stored
-/// elements from the first to the last its pieces need (of a shard whose inner chunk is `at` this
-/// offset and size), and the first one's position in the chunk.
-pub(super) fn stored_part(
-    layout: &Layout,
-    work: &ChunkWork<'_>,
-    at: Option<(u64, u64)>,
-) -> Option<(ByteRange, usize)> {
-    let (size, elements) = (layout.stored.fixed_size()?, work.chunk.num_elements());
-    let whole = elements.checked_mul(size as u64);
-    if layout.compressed() || at.is_some_and(|(_, len)| whole != Some(len)) {
-        return None;
-    }
-    let span = work.span(layout.kernel.sizes().1);
-    let (start, len) = elements_part(size, elements, &span)?;
-    let offset = at.map_or(0, |(offset, _)| offset);
-    Some((ByteRange::FromStart(offset + start, Some(len)), span.start))
 }
 
 /// The range of its shard a read of the inner chunk of `work`, `at` this offset and size, fetches

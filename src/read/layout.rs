@@ -1,7 +1,8 @@
 //! Which arrays a fused read reads itself: the codec chain taken apart into the stored chunks' own
 //! codecs (zarrs decodes those), the decodes of this crate's codecs (one kernel) and, for a
-//! sharded array, its shards.
+//! sharded array, its shards; and where a chunk stored by the `bytes` codec alone is read in part.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use zarrs::array::codec::api::ArrayToArrayCodecTraits;
@@ -9,10 +10,12 @@ use zarrs::array::codec::{BytesCodec, CodecChain};
 use zarrs::array::{Array, ArrayMetadata, ArraySubset, CodecMetadataOptions, DataType, FillValue};
 use zarrs::metadata::v3::MetadataV3;
 use zarrs::plugin::{ExtensionName, ZarrVersion};
+use zarrs::storage::byte_range::ByteRange;
 use zarrs_metadata_ext::codec::sharding::{
     ShardingCodecConfiguration, ShardingCodecConfigurationV1,
 };
 
+use super::output::ChunkWork;
 use super::shard::Sharding;
 use super::{Fallback, blosc};
 use crate::engine::{Composed, Kernel, blockwise};
@@ -262,4 +265,33 @@ fn decoded_fill(kernels: &[Arc<dyn Kernel>], fill: &FillValue) -> Result<Vec<u8>
     blockwise::apply_into(kernel.as_ref(), fill.as_ne_bytes(), &mut element)
         .map_err(|_| Fallback::MissingFill)?;
     Ok(element)
+}
+
+/// Where the elements `span` of a chunk of `elements` elements of `size` bytes lie in it, where
+/// the chunk is stored by the `bytes` codec alone and they are fewer than the chunk's: the first
+/// byte and the number of bytes.
+pub(super) fn elements_part(size: usize, elements: u64, span: &Range<usize>) -> Option<(u64, u64)> {
+    let (start, len, size) = (span.start as u64, span.len() as u64, size as u64);
+    (start.checked_add(len)? <= elements && len < elements)
+        .then(|| Some((start.checked_mul(size)?, len.checked_mul(size)?)))
+        .flatten()
+}
+
+/// Where a chunk stored by the `bytes` codec alone is read in part: the range of the stored
+/// elements from the first to the last its pieces need (of a shard whose inner chunk is `at` this
+/// offset and size), and the first one's position in the chunk.
+pub(super) fn stored_part(
+    layout: &Layout,
+    work: &ChunkWork<'_>,
+    at: Option<(u64, u64)>,
+) -> Option<(ByteRange, usize)> {
+    let (size, elements) = (layout.stored.fixed_size()?, work.chunk.num_elements());
+    let whole = elements.checked_mul(size as u64);
+    if layout.compressed() || at.is_some_and(|(_, len)| whole != Some(len)) {
+        return None;
+    }
+    let span = work.span(layout.kernel.sizes().1);
+    let (start, len) = elements_part(size, elements, &span)?;
+    let offset = at.map_or(0, |(offset, _)| offset);
+    Some((ByteRange::FromStart(offset + start, Some(len)), span.start))
 }

@@ -19,8 +19,8 @@ use zarrs::storage::{Bytes, StorageError, StoreKey};
 
 use super::Fallback;
 use super::blosc::{self, AfterFront, BlockTable};
-use super::decode::{Part, chunk_range, decode, stored_part};
-use super::layout::Layout;
+use super::decode::{Part, chunk_range, decode};
+use super::layout::{Layout, stored_part};
 use super::output::{ChunkWork, Stored, split, stagger};
 use super::shard::{Entry, Kept};
 use crate::engine::blockwise::Output;
