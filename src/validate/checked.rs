@@ -88,12 +88,6 @@ impl<TStorage: ?Sized> CheckedArray<TStorage> {
             })?;
         Ok(Self { array })
     }
-
-    /// The array, with the codecs that know their chain.
-    #[must_use]
-    pub fn array(&self) -> &Array<TStorage> {
-        &self.array
-    }
 }
 
 impl<TStorage: ?Sized> Deref for CheckedArray<TStorage> {
