@@ -1,15 +1,12 @@
 //! Blosc-compressed inner chunks read in part: where a chunk's blocks lie (its block table), and
 //! the front a read fetches where it does not know that yet.
 //!
-//! A Blosc buffer (format version 2, as zarr-python and zarrs write it) starts with a 16-byte
-//! header (format versions, flags, type size, decompressed size, block size, compressed size) and
-//! the start of each compressed block; a block's bytes run from its start to the next start
-//! above it, or to the end of the buffer (threads may store blocks out of order). Blosc's
-//! partial decompression reads only the header, the starts and the blocks asked for, so the rest
-//! of the buffer may be zeros. A read of part of a chunk whose table it does not know fetches
-//! the chunk's front: the header, the starts and the blocks up to where those it needs are
-//! expected to end, in the one request the whole chunk would take; and the rest after, where the
-//! blocks it needs end further on.
+//! A Blosc buffer (format 2, as zarr-python and zarrs write it) starts with a 16-byte header and
+//! the start of each compressed block, which runs to the next start above it or to the end.
+//! Blosc's partial decompression reads only the header, the starts and the blocks asked for (the
+//! rest may be zeros). Where the table is not known, a read fetches the chunk's front (header,
+//! starts, and blocks up to where those it needs are expected to end) in the request the whole
+//! chunk would take, and the rest after where its blocks end further on.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -26,13 +23,12 @@ const FORMAT: u8 = 2;
 const MEMCPYED: u8 = 0x2;
 /// The bytes of Blosc's header.
 pub(super) const HEADER: usize = 16;
-/// Bytes fetched past where the blocks a read needs are expected to end, besides an eighth of the
-/// chunk ([`front`]).
+/// Bytes fetched past where the blocks a read needs are expected to end ([`front`]).
 const MARGIN: u64 = 64 << 10;
 /// L1, the cache size c-blosc 1.x sizes its automatic blocks by.
 const L1: u64 = 32 << 10;
 
-/// The header and block starts of one stored chunk, as read from its front or the whole chunk.
+/// The header and block starts of one stored chunk.
 pub(super) struct BlockTable {
     /// The header and the block starts, as stored (a copy, not a slice of what was fetched).
     head: Bytes,
@@ -59,9 +55,8 @@ fn word(bytes: &[u8], at: usize) -> usize {
 }
 
 impl BlockTable {
-    /// The table of a chunk of `size` bytes as stored, from `front`, its first bytes (at least
-    /// its header and block starts); `None` where it is no Blosc buffer with block starts, the
-    /// header does not match `size`, or `front` is too short.
+    /// The table of a chunk of `size` stored bytes from its first bytes `front`; `None` where it
+    /// is no Blosc buffer with block starts, of another size, or `front` is too short.
     pub(super) fn of_front(front: &[u8], size: usize) -> Option<Self> {
         let header = front.get(..HEADER)?;
         let (flags, type_size) = (header[2], type_size(header)?);
@@ -111,11 +106,9 @@ impl BlockTable {
         self.stored
     }
 
-    /// The stored bytes holding the decompressed bytes `decoded` of the chunk, where a part of it
-    /// decodes by itself from them: from the first byte of any block they touch to the last;
-    /// `None` where `decoded` is empty or beyond the chunk, or the array's elements, of
-    /// `element` bytes, do not start at Blosc's own element boundaries (from which it decodes a
-    /// part).
+    /// The stored bytes (from the first block to the last) holding the decompressed bytes
+    /// `decoded`; `None` where those are empty or beyond the chunk, or elements of `element` bytes
+    /// do not start at Blosc's own element boundaries (from which it decodes a part).
     pub(super) fn blocks(&self, decoded: Range<usize>, element: usize) -> Option<Range<usize>> {
         if !element.is_multiple_of(self.type_size) {
             return None;
@@ -131,9 +124,8 @@ impl BlockTable {
         Some(start..end)
     }
 
-    /// The stored chunk as Blosc reads the blocks `within` from it: its header and block starts,
-    /// then `parts` (the stored bytes `within`, in order), zeros elsewhere; `None` where `parts`
-    /// are not the size of `within`.
+    /// The stored chunk as Blosc reads the blocks `within` from it: header and starts, `parts`
+    /// (the bytes `within`, in order), zeros elsewhere; `None` where `parts` do not fit `within`.
     pub(super) fn sparse(&self, within: &Range<usize>, parts: &[&[u8]]) -> Option<Bytes> {
         let len: usize = parts.iter().map(|part| part.len()).sum();
         if len != within.len() || within.end > self.stored || within.start < self.head.len() {
@@ -150,12 +142,10 @@ impl BlockTable {
     }
 }
 
-/// The decompressed bytes of a block of a chunk Blosc compresses as `codec` (its metadata) says,
-/// of elements of `element` bytes, as c-blosc 1.x chooses them for chunks of at least [`L1`]
-/// bytes: its `blocksize` where set, else from `L1`, twice that for LZ4HC, zlib and zstd, a
-/// quarter to 16 times that by the compression level; for every compressor but zstd, whose blocks
-/// it splits by byte, times the element size (of at most 256 KiB, to from 64 KiB to 1 MiB).
-/// [`L1`] where the configuration is not Blosc's.
+/// The decompressed bytes of a block of a chunk Blosc compresses as `codec` says, of elements of
+/// `element` bytes, as c-blosc 1.x chooses them for chunks of at least [`L1`] bytes: `blocksize`
+/// where set, else `L1` (twice for LZ4HC, zlib, zstd) times a quarter to 16 by the level, and but
+/// for zstd times the element size (clamped to 64 KiB..1 MiB); [`L1`] for other configurations.
 pub(super) fn block_size(codec: &MetadataV3, element: usize) -> u64 {
     let Ok(configuration) = codec.to_typed_configuration::<BloscCodecConfiguration>() else {
         return L1;
@@ -190,12 +180,10 @@ pub(super) fn block_size(codec: &MetadataV3, element: usize) -> u64 {
     }
 }
 
-/// How much of a Blosc-compressed chunk of `stored` bytes (`decoded` bytes decompressed, in
-/// blocks of `block` bytes) a read of its decompressed bytes up to `end` fetches first: its header
-/// and block starts, and its blocks up to where the block holding `end` is expected to end at the
-/// chunk's mean compression ratio, and an eighth of the chunk and [`MARGIN`] more (for blocks
-/// that compress less than the mean); `None` where that is more than three quarters of the chunk,
-/// which is then fetched whole.
+/// How much of a Blosc chunk of `stored` bytes (`decoded` decompressed, in blocks of `block`) a
+/// read of its decompressed bytes up to `end` fetches first: to where the block holding `end` is
+/// expected to end at the mean ratio, plus an eighth of the chunk and [`MARGIN`]; `None` where
+/// that is over three quarters of the chunk, which is then fetched whole.
 pub(super) fn front(stored: u64, decoded: u64, end: u64, block: u64) -> Option<u64> {
     if decoded == 0 {
         return None;
@@ -218,16 +206,14 @@ pub(super) enum AfterFront {
 pub(super) enum Rest {
     /// The blocks `within` of the chunk of the table: those the front holds of them.
     Blocks(Bytes, Arc<BlockTable>, Range<usize>),
-    /// Stored bytes of this many, which decode as the [`Stored`] says (the elements of a buffer
-    /// stored without compression, or the whole chunk where the front has no table a part could
-    /// be read by): what the front holds of them.
+    /// Stored bytes of this many, decoding as [`Stored`] says (the elements of a buffer stored
+    /// without compression, or the whole chunk where the front has no usable table): those held.
     Bytes(Bytes, usize, Stored),
 }
 
-/// What a read of the decompressed bytes `needed` of a chunk of `stored` bytes has once it
-/// fetched the chunk's `front`, and the chunk's block table where the front held it; `element`
-/// is the bytes of one of the array's elements as stored. `None` where the blocks the front holds
-/// do not make a chunk Blosc reads.
+/// What a read of the decompressed bytes `needed` of a chunk of `stored` bytes (elements of
+/// `element` bytes) has once it fetched its `front`, and the block table where the front held it;
+/// `None` where the blocks the front holds do not make a chunk Blosc reads.
 pub(super) fn after_front(
     front: &Bytes,
     stored: usize,

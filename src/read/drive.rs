@@ -126,15 +126,20 @@ impl<'o> Rounds<'o> {
 }
 
 impl<TStorage: ?Sized> FusedReader<'_, TStorage> {
-    /// The first round of a read of `subset` into `output`.
+    /// The first round of a read of `subset` into `output` or, without one, of fetching the
+    /// indexes of the shards `subset` meets that the reader does not keep.
     fn rounds<'o>(
         &self,
         layout: &Layout,
         subset: &ArraySubset,
-        output: Output<'o>,
+        output: Option<Output<'o>>,
         options: &CodecOptions,
     ) -> Result<Rounds<'o>, ArrayError> {
-        let outcome = plan::start(self.array, &self.context(layout, options), subset, output)?;
+        let context = self.context(layout, options);
+        let outcome = match output {
+            Some(output) => plan::start(self.array, &context, subset, output)?,
+            None => plan::indexes(self.array, &context, subset)?,
+        };
         Ok(Rounds {
             outcome,
             report: ReadReport::default(),
@@ -150,13 +155,7 @@ impl<TStorage: ?Sized> FusedReader<'_, TStorage> {
         len: usize,
     ) -> Result<(ArraySubset, Result<&Layout, Fallback>), ArrayError> {
         T::validate_data_type(self.array.data_type())?;
-        let subset = subset.to_array_subset();
-        if subset.dimensionality() != self.array.dimensionality() {
-            return Err(ArrayError::InvalidArraySubset(
-                subset,
-                self.array.shape().to_vec(),
-            ));
-        }
+        let subset = self.indexed(subset)?;
         let elements = element_count(&subset)?;
         if len != elements {
             return Err(ArrayError::InvalidDataShape(vec![len], vec![elements]));
@@ -170,6 +169,20 @@ impl<TStorage: ?Sized> FusedReader<'_, TStorage> {
             Ok(layout) => Ok(layout),
         };
         Ok((subset, route))
+    }
+
+    /// `subset`, checked to have the array's dimensionality.
+    pub(super) fn indexed(
+        &self,
+        subset: &dyn ArraySubsetTraits,
+    ) -> Result<ArraySubset, ArrayError> {
+        let subset = subset.to_array_subset();
+        if subset.dimensionality() == self.array.dimensionality() {
+            Ok(subset)
+        } else {
+            let shape = self.array.shape().to_vec();
+            Err(ArrayError::InvalidArraySubset(subset, shape))
+        }
     }
 
     /// The report of a read that went through zarrs as a whole, for `reason`.
@@ -202,12 +215,13 @@ impl<TStorage: ?Sized> FusedReader<'_, TStorage> {
 }
 
 impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorage> {
-    /// Reads `subset` into `output` through `layout`, round by round.
+    /// Reads `subset` into `output` through `layout`, round by round (without an output, fetches
+    /// the indexes [`plan::indexes`] names).
     pub(super) fn read_fused(
         &self,
         layout: &Layout,
         subset: &ArraySubset,
-        output: Output<'_>,
+        output: Option<Output<'_>>,
         options: &CodecOptions,
     ) -> Result<ReadReport, ArrayError> {
         let array: &Array<TStorage> = self.array;
@@ -278,7 +292,7 @@ mod asynchronous {
             &self,
             layout: &Layout,
             subset: &ArraySubset,
-            output: Output<'_>,
+            output: Option<Output<'_>>,
             options: &CodecOptions,
         ) -> Result<ReadReport, ArrayError> {
             let array = self.array;

@@ -80,15 +80,12 @@ impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
         }
     }
 
-    /// Keeps the index of each shard after its first read, so that later reads take it from
-    /// memory: a window within one inner chunk then costs one request (the inner chunk) instead
-    /// of two rounds (the shard's index, then the inner chunk). Of each inner chunk compressed by
-    /// Blosc alone whose head a read fetched, it also keeps where its blocks lie, so that a later
-    /// read of at most half of it fetches only the blocks it needs. It keeps at most 64 MiB (16
-    /// bytes per inner chunk of the shards read and 16 per Blosc block of the chunks read), the
-    /// shards used longest ago let go first ([`Self::with_shard_index_cache_limit`]). As zarrs'
-    /// `ArrayShardedExtCache`, it is for arrays not written while the reader is used. No effect
-    /// where reads are not fused or the array is not sharded.
+    /// Keeps each shard's index once read, so that a later window within one inner chunk costs
+    /// one request instead of two rounds (index, then chunk); and, of Blosc-compressed inner
+    /// chunks, where their blocks lie, so that a later read of part of one fetches only its
+    /// blocks. At most 64 MiB (16 bytes per inner chunk and per Blosc block), the shards used
+    /// longest ago let go first ([`Self::with_shard_index_cache_limit`]). As zarrs'
+    /// `ArrayShardedExtCache`, for arrays not written meanwhile; no effect on unsharded arrays.
     #[must_use]
     pub fn with_shard_index_cache(self) -> Self {
         self.with_shard_index_cache_limit(KEPT_BYTES)
@@ -97,13 +94,8 @@ impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
     /// [`Self::with_shard_index_cache`], keeping at most `bytes`.
     #[must_use]
     pub fn with_shard_index_cache_limit(mut self, bytes: usize) -> Self {
-        if self
-            .layout
-            .as_ref()
-            .is_ok_and(|layout| layout.shards.is_some())
-        {
-            self.kept = Some(Kept::new(bytes));
-        }
+        let sharded = matches!(&self.layout, Ok(layout) if layout.shards.is_some());
+        self.kept = sharded.then(|| Kept::new(bytes));
         self
     }
 
@@ -121,16 +113,33 @@ impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
 }
 
 impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorage> {
-    /// Reads `subset` of the array into `output` (C order), with default codec options.
-    ///
-    /// Takes what zarrs' reads take: any array subset (`&[0..512, 0..512]`, an [`ArraySubset`](zarrs::array::ArraySubset)),
-    /// also one reaching beyond the array, whose elements there are the fill value.
+    /// Fetches in one round the index of every shard `subset` meets that the reader
+    /// ([`Self::with_shard_index_cache`]) does not keep, so that each later read there takes one
+    /// round. A tile server calls it once with `&array.subset_all()`: a request per shard, 16
+    /// bytes kept per inner chunk. Nothing where the reader keeps no indexes.
     ///
     /// # Errors
-    /// Returns an [`ArrayError`] if `T` is not an element type of the array's data type (as
-    /// zarrs' typed reads check it), `output` does not hold exactly the elements of `subset`, the
-    /// subset does not have the array's dimensionality, or reading or decoding fails, as
-    /// [`Array::retrieve_array_subset_into`] would.
+    /// Returns an [`ArrayError`] where the subset does not have the array's dimensionality or
+    /// lies outside its grid of shards.
+    pub fn fetch_shard_indexes(
+        &self,
+        subset: &dyn ArraySubsetTraits,
+    ) -> Result<ReadReport, ArrayError> {
+        let subset = self.indexed(subset)?;
+        match &self.layout {
+            Ok(layout) => self.read_fused(layout, &subset, None, &CodecOptions::default()),
+            Err(_) => Ok(ReadReport::default()),
+        }
+    }
+
+    /// Reads `subset` of the array into `output` (C order), with default codec options.
+    ///
+    /// Any subset zarrs' reads take (`&[0..512, 0..512]`), also one reaching beyond the array,
+    /// whose elements there are the fill value.
+    ///
+    /// # Errors
+    /// As [`Array::retrieve_array_subset_into`]: `T` not an element type of the data type,
+    /// `output` not the subset's length, a subset of another dimensionality, a failed read.
     pub fn retrieve_array_subset_into<T: Element + bytemuck::Pod>(
         &self,
         subset: &dyn ArraySubsetTraits,
@@ -140,9 +149,8 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
             .map(drop)
     }
 
-    /// [`Self::retrieve_array_subset_into`] with `options`: as many chunks at once on rayon
-    /// threads as their concurrent target allows, the work inside each split where there are
-    /// fewer.
+    /// [`Self::retrieve_array_subset_into`] with `options`: as many chunks at once as their
+    /// concurrent target allows, the work inside each split where there are fewer.
     ///
     /// # Errors
     /// As [`Self::retrieve_array_subset_into`].
@@ -168,7 +176,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         let (subset, route) = self.route::<T>(subset, output.len())?;
         let output: &mut [u8] = bytemuck::cast_slice_mut(output);
         match route {
-            Ok(layout) => self.read_fused(layout, &subset, Output::Init(output), options),
+            Ok(layout) => self.read_fused(layout, &subset, Some(Output::Init(output)), options),
             Err(reason) => {
                 self.read_unfused(&subset, output, options)?;
                 self.through_zarrs(&subset, reason)
@@ -176,9 +184,8 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         }
     }
 
-    /// Reads `subset` of the array into a new `Vec<T>` or, with the `ndarray` feature, an
-    /// `ndarray::Array<T, D>` (as zarrs' [`Array::retrieve_array_subset`] does), with default
-    /// codec options.
+    /// Reads `subset` into a new `Vec<T>` or, with the `ndarray` feature, an `ndarray::Array<T, D>`
+    /// (as zarrs' [`Array::retrieve_array_subset`] does), with default codec options.
     ///
     /// # Errors
     /// As [`Self::retrieve_array_subset_into`].
@@ -204,7 +211,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         let mut values = Vec::new();
         if let Ok(layout) = route {
             let room = Output::Uninit(buffer::room(&mut values, elements));
-            self.read_fused(layout, &subset, room, options)?;
+            self.read_fused(layout, &subset, Some(room), options)?;
             // SAFETY: the read succeeded, so it wrote every byte of the room for `elements`
             // elements (the pieces it fills partition it, as `output::split` asserts), and every
             // bit pattern is a value of the `Pod` element type.
@@ -221,6 +228,21 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
 impl<TStorage: ?Sized + zarrs::storage::AsyncReadableStorageTraits + 'static>
     FusedReader<'_, TStorage>
 {
+    /// [`Self::fetch_shard_indexes`] from an asynchronous store.
+    ///
+    /// # Errors
+    /// As [`Self::fetch_shard_indexes`].
+    pub async fn async_fetch_shard_indexes(
+        &self,
+        subset: &dyn ArraySubsetTraits,
+    ) -> Result<ReadReport, ArrayError> {
+        let (subset, options) = (self.indexed(subset)?, CodecOptions::default());
+        match &self.layout {
+            Ok(layout) => self.async_read_fused(layout, &subset, None, &options).await,
+            Err(_) => Ok(ReadReport::default()),
+        }
+    }
+
     /// [`Self::retrieve_array_subset_into`] from an asynchronous store.
     ///
     /// # Errors
@@ -264,7 +286,7 @@ impl<TStorage: ?Sized + zarrs::storage::AsyncReadableStorageTraits + 'static>
         let output: &mut [u8] = bytemuck::cast_slice_mut(output);
         match route {
             Ok(layout) => {
-                self.async_read_fused(layout, &subset, Output::Init(output), options)
+                self.async_read_fused(layout, &subset, Some(Output::Init(output)), options)
                     .await
             }
             Err(reason) => {

@@ -1,8 +1,5 @@
-//! The output of a read cut into each chunk's runs, and what fills them.
-//!
-//! The runs of all the chunks a read touches partition its output. They are cut from the output
-//! with `split_at_mut`, so that each chunk owns its pieces and the chunks can be filled on
-//! different threads without sharing anything.
+//! The output of a read cut into each chunk's runs (with `split_at_mut`, so that each chunk owns
+//! its pieces and chunks fill on different threads sharing nothing), and what fills them.
 
 use zarrs::array::chunk_grid::api::ChunkGridTraits;
 use zarrs::array::{ArrayError, ArrayIndices, ArraySubset};
@@ -68,11 +65,7 @@ impl<'o> ChunkWork<'o> {
         }
     }
 
-    /// Fills the pieces from `bytes`, the elements of `region` (which holds the overlap) in C
-    /// order.
-    ///
-    /// # Panics
-    /// If `bytes` does not hold the region's elements.
+    /// Fills the pieces from `bytes`, the elements of `region` (holding the overlap) in C order.
     pub(super) fn copy_from_region(&mut self, region: &ArraySubset, bytes: &[u8]) {
         let size = bytes.len() / usize::try_from(region.num_elements()).unwrap_or(1).max(1);
         let (start, shape) = (self.overlap.start(), self.overlap.shape());
@@ -94,16 +87,13 @@ impl<'o> ChunkWork<'o> {
     }
 }
 
-/// Splits `output` (the elements of `subset` in C order, `out_size` bytes each) into the pieces
-/// of every chunk of `grid` that `subset` touches: band by band, on up to `threads` rayon threads,
-/// where a band is the chunks that share their range along the first dimension the subset spans
-/// more than one element of (their elements are one contiguous part of `output`).
+/// Splits `output` (the elements of `subset` in C order, `out_size` bytes each) into the pieces of
+/// every chunk of `grid` that `subset` touches, band by band on up to `threads` threads (a band:
+/// the chunks sharing their range along the first dimension the subset spans more than one
+/// element of, a contiguous part of `output`).
 ///
 /// # Errors
-/// Returns an [`ArrayError`] if the subset is not within the chunk grid.
-///
-/// # Panics
-/// If the runs of the chunks do not partition `output` exactly (they always do).
+/// Where the subset is not within the chunk grid.
 pub(super) fn split<'o>(
     grid: &dyn ChunkGridTraits,
     subset: &ArraySubset,
@@ -146,10 +136,9 @@ pub(super) fn split<'o>(
     Ok(works)
 }
 
-/// Starts each chunk's fill at a run of its own, by `column` (the chunk's index along the last
-/// dimension, or its shard's): chunks side by side, filled at once on different threads, then
-/// write to different rows of the output first, so that their threads do not fault the same fresh
-/// pages of a new output at the same time (docs/performance.md).
+/// Starts each chunk's fill at a run of its own by `column` (its index along the last dimension,
+/// or its shard's), so that chunks side by side, filled at once, do not fault the same fresh pages
+/// of a new output from several threads at the same time.
 pub(super) fn stagger(works: &mut [ChunkWork<'_>], column: impl Fn(&ChunkWork<'_>) -> u64) {
     if works.first().is_none_or(|work| work.indices.len() < 2) {
         return;
@@ -167,9 +156,8 @@ pub(super) fn stagger(works: &mut [ChunkWork<'_>], column: impl Fn(&ChunkWork<'_
     }
 }
 
-/// The bands of `works` (in C order of their chunk indices) of a read of `elements` elements: how
-/// many works and how many output elements each holds. One band of all where the chunks do not
-/// fall into bands (chunks not aligned along that dimension, or a subset of one element).
+/// The bands of `works` (in C order) of a read of `elements` elements: how many works and output
+/// elements each holds; one band of all where the chunks do not fall into bands.
 fn bands_of(works: &[ChunkWork<'_>], subset: &ArraySubset, elements: usize) -> Vec<(usize, usize)> {
     let shape = subset.shape();
     let whole = || vec![(works.len(), elements)];
@@ -202,13 +190,10 @@ fn bands_of(works: &[ChunkWork<'_>], subset: &ArraySubset, elements: usize) -> V
     }
 }
 
-/// Gives each of `works` its pieces of `output`, which holds the output elements from `first`
-/// on and exactly the runs of `works`.
-///
-/// Each chunk's runs come in its own C order, which is also their order in the output, so the
-/// output is cut by merging the chunks' runs: the run starting where the last one ended belongs
-/// to the chunk after the last one (the next chunk along a row), or to the chunk that started
-/// the current output row (a new row within the same chunks), else it is looked for among all.
+/// Gives each of `works` its pieces of `output` (the output elements from `first` on: exactly the
+/// runs of `works`). Each chunk's runs come in its C order, also their order in the output, so the
+/// output is cut by merging them: the run starting where the last ended belongs to the next chunk
+/// along the row, or to the one that started the row, else it is looked for among all.
 ///
 /// # Panics
 /// If the runs of `works` do not partition `output` exactly.
@@ -269,12 +254,11 @@ fn place<'o>(
 /// A run: its first element in the chunk, its first element in the output, its length.
 type Run = (usize, usize, usize);
 
-/// The runs of `region` (start and shape, in array coordinates) within a chunk at `chunk_start`
-/// of `chunk_shape` and an output holding the subset at `output_start` of `output_shape`.
-/// Innermost dimensions the region covers whole in both are merged into one run.
+/// The runs of `region` (start and shape) within `chunk` and `output` (each start and shape), the
+/// innermost dimensions the region covers whole in both merged into one run.
 ///
 /// # Panics
-/// If the region does not lie within both (the caller intersects them first).
+/// If the region does not lie within both.
 fn runs(region: (&[u64], &[u64]), chunk: (&[u64], &[u64]), output: (&[u64], &[u64])) -> Vec<Run> {
     let (start, shape) = region;
     let dims = start.len();

@@ -1,16 +1,14 @@
-//! A read as rounds of requests, made without I/O: what the first round asks the store for (each
-//! chunk, or each shard's index or whole shard), and what each answer becomes (the fill value, a
-//! decode into the chunk's pieces of the output, or the requests of the next round: the inner
-//! chunks' ranges once an index is in, the rest of a Blosc chunk once its front is in). The
-//! drivers ([`super::drive`]) carry out each round's requests all at once, so that synchronous
-//! and asynchronous reads make the same requests.
+//! A read as rounds of requests, planned without I/O: the first round (each chunk, or each
+//! shard's index or whole shard), and what each answer becomes (the fill value, a decode into the
+//! chunk's pieces of the output, or the next round's requests: inner chunks once an index is in,
+//! the rest of a Blosc chunk once its front is in). The drivers ([`super::drive`]) send each
+//! round at once, so synchronous and asynchronous reads make the same requests.
 //!
-//! A shard's ranges that follow each other, end to end or at most [`GAP`] bytes apart, are asked
-//! for in one request: shards store their inner chunks in the order they were written
-//! (zarr-python in Morton order, so the two chunks of a window across a boundary between rows of
-//! inner chunks lie end to end), and a request costs an object store far more than some bytes.
+//! A shard's ranges at most [`GAP`] bytes apart go in one request: zarr-python writes inner
+//! chunks in Morton order, so a window's chunks often lie end to end, and a request costs an
+//! object store far more than some bytes.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use zarrs::array::{Array, ArrayError, ArrayIndices, ArraySubset, CodecOptions};
@@ -126,14 +124,11 @@ pub(super) fn start<'o, TStorage: ?Sized>(
     let mut works = split(&sharding.grid, subset, output, out_size, threads)?;
     let column = |work: &ChunkWork<'_>| sharding.shard_of(&work.indices).last().copied();
     stagger(&mut works, |work| column(work).unwrap_or(0));
-    let (mut shards, mut slots) = (Vec::<(ArrayIndices, Vec<_>)>::new(), HashMap::new());
+    // By shard, in C order: the order in which the works meet them.
+    let mut shards: BTreeMap<ArrayIndices, Vec<_>> = BTreeMap::new();
     for work in works {
         let shard = sharding.shard_of(&work.indices);
-        let slot = *slots.entry(shard.clone()).or_insert(shards.len());
-        if slot == shards.len() {
-            shards.push((shard, Vec::new()));
-        }
-        shards[slot].1.push(work);
+        shards.entry(shard).or_default().push(work);
     }
     for (shard, works) in shards {
         let (key, region) = (array.chunk_key(&shard), array.chunk_subset(&shard)?);
@@ -150,6 +145,35 @@ pub(super) fn start<'o, TStorage: ?Sized>(
                 );
                 outcome.next.push(Fetch { key, range, then });
             }
+        }
+    }
+    Ok(outcome)
+}
+
+/// The requests for the index of each shard `subset` meets that the reader does not keep, one
+/// round of them.
+///
+/// # Errors
+/// Where the subset is not within the array's grid of shards.
+pub(super) fn indexes<'o, TStorage: ?Sized>(
+    array: &Array<TStorage>,
+    context: &Context<'_>,
+    subset: &ArraySubset,
+) -> Result<Outcome<'o>, ArrayError> {
+    let mut outcome = Outcome::default();
+    let (Some(sharding), Some(kept)) = (&context.layout.shards, context.kept) else {
+        return Ok(outcome);
+    };
+    let shards = array
+        .chunks_in_array_subset(subset)?
+        .ok_or_else(|| ArrayError::InvalidArraySubset(subset.clone(), array.shape().to_vec()))?;
+    for shard in &shards.indices() {
+        if kept.index(&shard).is_none() {
+            outcome.next.push(Fetch {
+                key: array.chunk_key(&shard),
+                range: Some(sharding.index_range),
+                then: Then::Shard(shard.to_vec(), false, Vec::new()),
+            });
         }
     }
     Ok(outcome)

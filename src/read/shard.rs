@@ -1,9 +1,6 @@
-//! Sharded arrays (`sharding_indexed`): where a shard's index lies, where each inner chunk's bytes
-//! lie in its shard, and what a reader keeps of the shards it read.
-//!
-//! The inner chunks of a regular grid of shards lie on a regular grid of their own over the whole
-//! array (a shard's shape is a multiple of theirs), so a read is split over that grid exactly as
-//! an unsharded read is split over its chunks.
+//! Sharded arrays (`sharding_indexed`): where a shard's index lies, where each inner chunk lies in
+//! its shard, and what a reader keeps of the shards it read. The inner chunks of a regular grid of
+//! shards form a regular grid over the whole array, which a read is split over.
 
 use std::collections::HashMap;
 use std::num::NonZeroU64;
@@ -61,24 +58,17 @@ impl Sharding {
             .chunk_shape(&vec![0; array.dimensionality()])
             .map_err(|_| unfused("no shard shape"))?;
         let inner_shape = configuration.chunk_shape.clone();
-        let per_shard = (shard_shape.len() == inner_shape.len())
-            .then(|| {
-                shard_shape
-                    .iter()
-                    .zip(&inner_shape)
-                    .map(|(s, i)| (s.get() % i.get() == 0).then_some(s.get() / i.get()))
-                    .collect()
-            })
-            .flatten()
+        let whole = |(s, i): (&NonZeroU64, &NonZeroU64)| {
+            NonZeroU64::new(s.get() / i.get()).filter(|_| s.get() % i.get() == 0)
+        };
+        let per_shard: Option<Vec<_>> = shard_shape.iter().zip(&inner_shape).map(whole).collect();
+        let mut index_shape = per_shard
+            .filter(|_| shard_shape.len() == inner_shape.len())
             .ok_or_else(|| unfused("shards that do not hold whole inner chunks"))?;
+        let per_shard = index_shape.iter().map(|n| n.get()).collect();
+        index_shape.push(NonZeroU64::new(2).expect("two"));
         let index_codecs = CodecChain::from_metadata(&configuration.index_codecs)
             .map_err(|_| unfused("index codecs"))?;
-        let mut index_shape: Vec<NonZeroU64> = shard_shape
-            .iter()
-            .zip(&inner_shape)
-            .map(|(s, i)| NonZeroU64::new(s.get() / i.get()).expect("a multiple"))
-            .collect();
-        index_shape.push(NonZeroU64::new(2).expect("two"));
         let representation = index_codecs.encoded_representation(
             &index_shape,
             &data_type::uint64(),
@@ -138,12 +128,8 @@ impl Sharding {
         shape: &[u64],
         compressed: bool,
     ) -> bool {
-        let (start, end, from, to) = (
-            region.start(),
-            region.end_exc(),
-            subset.start(),
-            subset.end_exc(),
-        );
+        let (start, end) = (region.start(), region.end_exc());
+        let (from, to) = (subset.start(), subset.end_exc());
         let dims = 0..start.len();
         if dims.clone().all(|d| from[d] <= start[d] && end[d] <= to[d]) {
             return true;
@@ -173,22 +159,17 @@ impl Sharding {
             (true, ByteRange::Suffix(size)) => len.checked_sub(size).map(|start| start..len),
             (true, ByteRange::FromStart(_, None)) => None,
         };
-        let range = range.ok_or(Fallback::ShardIndex)?;
-        let to_usize = |n: u64| usize::try_from(n).map_err(|_| Fallback::ShardIndex);
-        let encoded = bytes
-            .get(to_usize(range.start)?..to_usize(range.end)?)
+        let to_usize = |n: u64| usize::try_from(n).ok();
+        let encoded = range
+            .and_then(|range| bytes.get(to_usize(range.start)?..to_usize(range.end)?))
             .ok_or(Fallback::ShardIndex)?;
-        let decoded = self.index_codecs.decode(
-            encoded.into(),
-            &self.index_shape,
-            &data_type::uint64(),
-            &FillValue::from(u64::MAX),
-            &CodecOptions::default(),
-        );
-        let decoded = decoded
-            .map_err(|_| Fallback::ShardIndex)?
-            .into_fixed()
-            .map_err(|_| Fallback::ShardIndex)?;
+        let (uint64, fill) = (data_type::uint64(), FillValue::from(u64::MAX));
+        let options = CodecOptions::default();
+        let decoded = (self.index_codecs)
+            .decode(encoded.into(), &self.index_shape, &uint64, &fill, &options)
+            .ok()
+            .and_then(|decoded| decoded.into_fixed().ok())
+            .ok_or(Fallback::ShardIndex)?;
         let entries = decoded
             .chunks_exact(8)
             .map(|e| u64::from_ne_bytes(e.try_into().expect("8 bytes")));
@@ -242,8 +223,8 @@ impl Kept {
         }
     }
 
-    /// What is kept, also after a panic of another thread while it held it: each change leaves
-    /// whole entries, and at worst a count of bytes off by one entry's.
+    /// What is kept, also after another thread panicked holding it (each change leaves whole
+    /// entries; at worst a count of bytes off by one entry's).
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state
             .lock()

@@ -14,7 +14,7 @@ use zarrs::array::CodecOptions;
 use zarrs::array::{Array, ArrayMetadata, ArraySubset};
 use zarrs::storage::ReadableStorageTraits;
 use zarrs::storage::store::MemoryStore;
-use zarrs_scale_offset_cast::FusedReader;
+use zarrs_scale_offset_cast::{FusedReader, ReadReport};
 use zarrs_scale_offset_cast_reference::{Seeded, model_seed_label};
 
 fn values(ranges: &[std::ops::Range<u64>], base: f64) -> Vec<f64> {
@@ -88,6 +88,58 @@ fn kept_indexes_save_a_request_per_window_and_read_what_zarrs_reads() {
     // A read covering whole shards reads them whole, one request each, cache or not.
     same_as_zarrs(&keeping, &writer, &[0, 8, 0, 16]);
     assert_eq!(counted.take(), 2);
+}
+
+#[test]
+fn fetched_shard_indexes_leave_one_request_per_window() {
+    let memory = Arc::new(MemoryStore::new());
+    let writer = Array::new_with_metadata(memory.clone(), "/", gzip_metadata()).unwrap();
+    writer.store_metadata().unwrap();
+    // Shards (0, 0), (0, 1) and (1, 1) written; shard (1, 0) never.
+    for (rows, columns) in [(0..8, 0..8), (0..8, 8..16), (8..16, 8..16)] {
+        let region = [rows, columns];
+        writer
+            .store_array_subset(&region, values(&region, 0.75))
+            .unwrap();
+    }
+    let counted = Arc::new(Counted::new(memory));
+    let array = Array::open(counted.clone(), "/").unwrap();
+    counted.take();
+    let keeping = FusedReader::new(&array).with_shard_index_cache();
+    // Every shard's index in one round of four requests, the absent shard's among them.
+    let report = keeping.fetch_shard_indexes(&array.subset_all()).unwrap();
+    assert_eq!((report.requests, report.rounds), (4, 1));
+    assert_eq!(counted.take(), 4);
+    // Then a window of any written shard costs one request (its inner chunk), no index.
+    for window in [[1, 3, 1, 3], [5, 7, 9, 11], [12, 14, 12, 14], [3, 5, 6, 10]] {
+        same_as_zarrs(&keeping, &writer, &window);
+        let inner = 1 + usize::from(window[2] < 8 && window[3] > 8);
+        assert_eq!(counted.take(), inner, "{window:?}");
+    }
+    // The absent shard is looked for again, by a window and by a fetch of the indexes.
+    same_as_zarrs(&keeping, &writer, &[9, 11, 1, 3]);
+    assert_eq!(counted.take(), 1);
+    let report = keeping.fetch_shard_indexes(&[0..16, 0..16]).unwrap();
+    assert_eq!((report.requests, counted.take()), (1, 1));
+    // Part of the array: the shards it meets; a reader keeping no indexes fetches none.
+    let fresh = FusedReader::new(&array).with_shard_index_cache();
+    assert_eq!(
+        fresh.fetch_shard_indexes(&[6..7, 7..9]).unwrap().requests,
+        2
+    );
+    assert_eq!(counted.take(), 2);
+    let plain = FusedReader::new(&array);
+    assert_eq!(
+        plain.fetch_shard_indexes(&[0..16, 0..16]).unwrap(),
+        ReadReport::default()
+    );
+    assert_eq!(counted.take(), 0);
+    let one_dimension = ArraySubset::new_with_ranges(std::slice::from_ref(&(0..16)));
+    let error = keeping.fetch_shard_indexes(&one_dimension).unwrap_err();
+    assert!(
+        matches!(error, zarrs::array::ArrayError::InvalidArraySubset(..)),
+        "{error}"
+    );
 }
 
 /// The array of [`sharded_metadata`] of 16 x 16 in shards of 8 x 8 holding inner chunks of

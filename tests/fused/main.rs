@@ -10,6 +10,7 @@ mod counted;
 mod errors;
 mod fetches;
 mod kept;
+mod miri;
 mod random;
 #[cfg(feature = "async")]
 mod requests;

@@ -202,7 +202,7 @@ fn written(
 #[test]
 fn synchronous_and_asynchronous_reads_make_the_same_requests() {
     let mut random = Seeded::for_test(0x5eed_a57c_5a3e);
-    let (mut reads, mut rounds) = (0, 0);
+    let (mut reads, mut rounds, mut fetched) = (0, 0, 0);
     for (name, metadata, data) in layouts(&mut random) {
         let (sync_store, async_store) = written(&metadata, data);
         let sync_array = Array::new_with_metadata(sync_store.clone(), "/", metadata.clone());
@@ -236,6 +236,13 @@ fn synchronous_and_asynchronous_reads_make_the_same_requests() {
             if keeping {
                 sync_reader = sync_reader.with_shard_index_cache();
                 async_reader = async_reader.with_shard_index_cache();
+                // The indexes of the upper half's shards fetched first, as a tile server does.
+                let upper = [0..shape[0] / 2, 0..shape[1]];
+                let sync_report = sync_reader.fetch_shard_indexes(&upper).unwrap();
+                let async_report = block_on(async_reader.async_fetch_shard_indexes(&upper));
+                assert_eq!(sync_store.take(), async_store.take(), "{name}: indexes");
+                assert_eq!(sync_report, async_report.unwrap(), "{name}: index reports");
+                fetched += sync_report.requests;
             }
             // Each window twice: a keeping reader reads differently the second time.
             for window in windows.iter().chain(windows.iter()) {
@@ -260,9 +267,11 @@ fn synchronous_and_asynchronous_reads_make_the_same_requests() {
         }
     }
     println!(
-        "{reads} reads made the same requests synchronously and asynchronously, up to {rounds} rounds"
+        "{reads} reads and the fetches of {fetched} shard indexes made the same requests \
+         synchronously and asynchronously, up to {rounds} rounds"
     );
     assert_eq!(reads, 5 * 2 * 2 * 12);
+    assert!(fetched > 0, "no sharded layout");
     assert_eq!(
         rounds, 3,
         "fronts, then the rest of the blocks, after the indexes"

@@ -103,6 +103,8 @@ enum Keep {
     Not,
     /// One reader for a read's tiles.
     Read,
+    /// One reader for a read's tiles, which fetches the indexes of every shard first.
+    Fetched,
     /// One reader from read to read.
     Always,
 }
@@ -143,11 +145,14 @@ fn fused_read<S: ?Sized + ReadableStorageTraits + 'static>(
     let kept = FusedReader::new(array).with_shard_index_cache();
     Box::new(move |subsets, values| {
         let per_read = FusedReader::new(array).with_shard_index_cache();
+        if keep == Keep::Fetched {
+            per_read.fetch_shard_indexes(&array.subset_all()).unwrap();
+        }
         for (subset, piece) in subsets.iter().zip(pieces(subsets, values)) {
             let new = FusedReader::new(array);
             let reader = match keep {
                 Keep::Not => &new,
-                Keep::Read => &per_read,
+                Keep::Read | Keep::Fetched => &per_read,
                 Keep::Always => &kept,
             };
             reader.retrieve_array_subset_into(subset, piece).unwrap();
@@ -179,11 +184,17 @@ fn async_fused_read<'a, S: ?Sized + AsyncReadableStorageTraits + 'static>(
     let kept = FusedReader::new(array).with_shard_index_cache();
     Box::new(move |subsets, values| {
         let per_read = FusedReader::new(array).with_shard_index_cache();
+        if keep == Keep::Fetched {
+            let all = array.subset_all();
+            runtime
+                .block_on(per_read.async_fetch_shard_indexes(&all))
+                .unwrap();
+        }
         for (subset, piece) in subsets.iter().zip(pieces(subsets, values)) {
             let new = FusedReader::new(array);
             let reader = match keep {
                 Keep::Not => &new,
-                Keep::Read => &per_read,
+                Keep::Read | Keep::Fetched => &per_read,
                 Keep::Always => &kept,
             };
             let read = reader.async_retrieve_array_subset_into(subset, piece);
@@ -261,6 +272,11 @@ fn main() {
             fused_read(&ranged, Keep::Read),
         ),
         (
+            "FusedReader, every shard's index fetched first for the read's tiles (ranged)",
+            false,
+            fused_read(&ranged, Keep::Fetched),
+        ),
+        (
             "FusedReader, indexes kept from read to read (ranged)",
             true,
             fused_read(&ranged, Keep::Always),
@@ -279,6 +295,11 @@ fn main() {
             "FusedReader async, indexes kept for the read's tiles (ranged object_store)",
             false,
             async_fused_read(&runtime, &ranged_async, Keep::Read),
+        ),
+        (
+            "FusedReader async, every shard's index fetched first for the read's tiles (ranged object_store)",
+            false,
+            async_fused_read(&runtime, &ranged_async, Keep::Fetched),
         ),
         (
             "FusedReader async, indexes kept from read to read (ranged object_store)",
