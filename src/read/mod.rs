@@ -116,7 +116,8 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
     /// Fetches in one round the index of every shard `subset` meets that the reader
     /// ([`Self::with_shard_index_cache`]) does not keep, so that each later read there takes one
     /// round. A tile server calls it once with `&array.subset_all()`: a request per shard, 16
-    /// bytes kept per inner chunk. Nothing where the reader keeps no indexes.
+    /// bytes kept per inner chunk, within the reader's limit; an index that does not decode is
+    /// not kept (a read of its shard reports it). Nothing where the reader keeps no indexes.
     ///
     /// # Errors
     /// Returns an [`ArrayError`] where the subset does not have the array's dimensionality or
