@@ -117,7 +117,8 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
     /// ([`Self::with_shard_index_cache`]) does not keep, so that each later read there takes one
     /// round. A tile server calls it once with `&array.subset_all()`: a request per shard, 16
     /// bytes kept per inner chunk, within the reader's limit; an index that does not decode is
-    /// not kept (a read of its shard reports it). Nothing where the reader keeps no indexes.
+    /// not kept (a read of its shard reports it). Nothing where the reader keeps no indexes;
+    /// where reads are not fused, the report names why (zarrs reads the indexes itself).
     ///
     /// # Errors
     /// Returns an [`ArrayError`] where the subset does not have the array's dimensionality or
@@ -129,7 +130,7 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         let subset = self.indexed(subset)?;
         match &self.layout {
             Ok(layout) => self.read_fused(layout, &subset, None, &CodecOptions::default()),
-            Err(_) => Ok(ReadReport::default()),
+            Err(unfused) => self.through_zarrs(&subset, Fallback::Unfused(unfused.clone())),
         }
     }
 
@@ -240,7 +241,7 @@ impl<TStorage: ?Sized + zarrs::storage::AsyncReadableStorageTraits + 'static>
         let (subset, options) = (self.indexed(subset)?, CodecOptions::default());
         match &self.layout {
             Ok(layout) => self.async_read_fused(layout, &subset, None, &options).await,
-            Err(_) => Ok(ReadReport::default()),
+            Err(unfused) => self.through_zarrs(&subset, Fallback::Unfused(unfused.clone())),
         }
     }
 

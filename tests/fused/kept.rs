@@ -14,7 +14,7 @@ use zarrs::array::CodecOptions;
 use zarrs::array::{Array, ArrayMetadata, ArraySubset};
 use zarrs::storage::ReadableStorageTraits;
 use zarrs::storage::store::MemoryStore;
-use zarrs_scale_offset_cast::{FusedReader, ReadReport};
+use zarrs_scale_offset_cast::{Fallback, FusedReader, ReadReport, Unfused};
 use zarrs_scale_offset_cast_reference::{Seeded, model_seed_label};
 
 fn values(ranges: &[std::ops::Range<u64>], base: f64) -> Vec<f64> {
@@ -132,6 +132,27 @@ fn fetched_shard_indexes_leave_one_request_per_window() {
     assert_eq!(
         plain.fetch_shard_indexes(&[0..16, 0..16]).unwrap(),
         ReadReport::default()
+    );
+    assert_eq!(counted.take(), 0);
+    // A chain the reader does not fuse: no request, and the report says why.
+    let mut transposed = serde_json::to_value(gzip_metadata()).unwrap();
+    let transpose = json!({"name": "transpose", "configuration": {"order": [1, 0]}});
+    transposed["codecs"]
+        .as_array_mut()
+        .unwrap()
+        .insert(0, transpose);
+    let transposed = Array::new_with_metadata(
+        counted.clone(),
+        "/",
+        serde_json::from_value(transposed).unwrap(),
+    )
+    .unwrap();
+    let unfused = FusedReader::new(&transposed).with_shard_index_cache();
+    let report = unfused.fetch_shard_indexes(&[0..16, 0..16]).unwrap();
+    let reason = Fallback::Unfused(Unfused::OtherCodec("transpose".into()));
+    assert_eq!(
+        (report.through_zarrs, report.requests),
+        (vec![(reason, 4)], 0)
     );
     assert_eq!(counted.take(), 0);
     let one_dimension = ArraySubset::new_with_ranges(std::slice::from_ref(&(0..16)));
