@@ -49,6 +49,34 @@ pub(crate) fn expected(config: &Config, fill: RefValue, inputs: &[RefValue]) -> 
     Expected::Values(values)
 }
 
+/// For a chain whose fill value does not come back ([`Expected::FillChanges`]), written through the
+/// array as opened, where each codec checks its own fill value and then its own elements: whether
+/// some input fails at a codec before the first that changes the fill value. zarrs then reports
+/// that element's error for the chunks holding it, and the fill value's for the others.
+pub(crate) fn element_fails_before_fill(
+    config: &Config,
+    fill: RefValue,
+    inputs: &[RefValue],
+) -> bool {
+    let (mut fill, mut inputs) = (fill, inputs.to_vec());
+    for step in &config.steps {
+        let Ok(next) = step.encode(fill) else {
+            return false;
+        };
+        if step.decode(next) != Ok(fill) {
+            return false;
+        }
+        for x in &mut inputs {
+            match step.encode(*x) {
+                Ok(y) if step.decode(y).is_ok() => *x = y,
+                _ => return true,
+            }
+        }
+        fill = next;
+    }
+    false
+}
+
 /// Whether some value of `from` (all of them, for types of up to 16 bits) writes through the
 /// chain and cannot be read back, as the model computes it.
 pub(crate) fn confirmed_unreadable(config: &Config, from: &str) -> Option<bool> {
