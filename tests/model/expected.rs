@@ -11,7 +11,13 @@ pub(crate) enum Expected {
     /// survive a `cast_value` by value): validation, writes and reads fail.
     Configuration,
     /// The fill value does not come back from the whole chain: validation and writes fail.
-    FillChanges,
+    FillChanges {
+        /// Whether some input fails at a codec before the first whose own round trip changes the
+        /// fill value. Written through the array as opened, each codec checks its own fill value
+        /// and then its own elements, so zarrs reports that element's error for the chunks
+        /// holding it (and the fill value's for the others).
+        element_first: bool,
+    },
     /// A value cannot be written, or could not be read back: the write fails.
     WriteFails,
     /// The values read back.
@@ -21,22 +27,33 @@ pub(crate) enum Expected {
 /// `inputs` written, with the fill value zarrs pads edge chunks with (the array shape is not a
 /// multiple of the chunk shape), then read.
 pub(crate) fn expected(config: &Config, fill: RefValue, inputs: &[RefValue]) -> Expected {
-    let mut encoded_fill = fill;
-    for step in &config.steps {
+    // The fill value through each codec, and the first codec whose own round trip changes it.
+    let (mut encoded_fill, mut first_change) = (fill, None);
+    for (i, step) in config.steps.iter().enumerate() {
         let Ok(next) = step.encode(encoded_fill) else {
             return Expected::Configuration;
         };
-        if step.fill_must_survive()
-            && !step
-                .decode(next)
-                .is_ok_and(|b| same_number(b, encoded_fill))
-        {
+        let back = step.decode(next);
+        if step.fill_must_survive() && !back.is_ok_and(|b| same_number(b, encoded_fill)) {
             return Expected::Configuration;
+        }
+        if first_change.is_none() && back != Ok(encoded_fill) {
+            first_change = Some(i);
         }
         encoded_fill = next;
     }
     if config.decode(encoded_fill) != Ok(fill) {
-        return Expected::FillChanges;
+        let before = &config.steps[..first_change.unwrap_or(config.steps.len())];
+        let fails = |x| {
+            before
+                .iter()
+                .try_fold(x, |x, step| {
+                    step.encode(x).and_then(|y| step.decode(y).map(|_| y))
+                })
+                .is_err()
+        };
+        let element_first = inputs.iter().any(|&x| fails(x));
+        return Expected::FillChanges { element_first };
     }
     let mut values = Vec::with_capacity(inputs.len());
     for &x in inputs.iter().chain([&fill]) {
@@ -47,34 +64,6 @@ pub(crate) fn expected(config: &Config, fill: RefValue, inputs: &[RefValue]) -> 
     }
     values.truncate(inputs.len());
     Expected::Values(values)
-}
-
-/// For a chain whose fill value does not come back ([`Expected::FillChanges`]), written through the
-/// array as opened, where each codec checks its own fill value and then its own elements: whether
-/// some input fails at a codec before the first that changes the fill value. zarrs then reports
-/// that element's error for the chunks holding it, and the fill value's for the others.
-pub(crate) fn element_fails_before_fill(
-    config: &Config,
-    fill: RefValue,
-    inputs: &[RefValue],
-) -> bool {
-    let (mut fill, mut inputs) = (fill, inputs.to_vec());
-    for step in &config.steps {
-        let Ok(next) = step.encode(fill) else {
-            return false;
-        };
-        if step.decode(next) != Ok(fill) {
-            return false;
-        }
-        for x in &mut inputs {
-            match step.encode(*x) {
-                Ok(y) if step.decode(y).is_ok() => *x = y,
-                _ => return true,
-            }
-        }
-        fill = next;
-    }
-    false
 }
 
 /// Whether some value of `from` (all of them, for types of up to 16 bits) writes through the
