@@ -65,15 +65,6 @@ impl Isa {
         }
     }
 
-    /// Whether this is AVX-512 (F, VL, DQ and BW), which loops written with intrinsics take.
-    pub(crate) fn is_avx512(self) -> bool {
-        match self.0 {
-            #[cfg(target_arch = "x86_64")]
-            Set::Avx512 => true,
-            _ => false,
-        }
-    }
-
     /// Runs `kernel`'s loop over one block, compiled for this instruction set.
     pub(crate) fn run_block<'a, K: Typed>(
         self,

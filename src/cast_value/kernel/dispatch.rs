@@ -206,13 +206,13 @@ where
     // their bounds exactly), 32-bit targets in float64.
     match spec.forward.to.size() {
         1 => build(
-            FloatToInt::<F, u8, F>::new(format, rounding, oor, nan).on(spec.isa),
+            FloatToInt::<F, u8, F>::new(format, rounding, oor, nan),
             spec,
             storage,
             &others,
         ),
         2 => build(
-            FloatToInt::<F, u16, F>::new(format, rounding, oor, nan).on(spec.isa),
+            FloatToInt::<F, u16, F>::new(format, rounding, oor, nan),
             spec,
             storage,
             &others,

@@ -33,9 +33,7 @@ use rounding::{
 };
 
 use crate::cast_value::kernel::FastPath;
-use crate::engine::simd::Isa;
 use crate::engine::{Slots, Written};
-use crate::numeric::FloatFormat;
 use crate::numeric::{
     Bits, FloatInput, HwFloat, IntFormat, Kind, OutOfRangeMode, RoundingMode, Storage, Value, Wrap,
     encode,
@@ -79,24 +77,20 @@ pub(crate) struct FloatToInt<F, W, C> {
     /// Otherwise, elements outside `[below, above]` are undecided.
     below: C,
     above: C,
-    /// Whether the loop written with AVX-512 intrinsics runs ([`Self::on`]).
-    intrinsics: bool,
     source: std::marker::PhantomData<fn() -> F>,
 }
 
 /// The kinds of configuration, by what a loop does besides rounding: clamp (replacing NaN first),
 /// clamp where the clamp also replaces NaN (the map sends it to the lower bound), wrap, or check
-/// the range (no mode). The compiler's loop checks the bounds `[below, above]` for both of the
-/// last two (for `wrap`, the magnitude up to which its wrapping is exact) and runs `RANGE`'s loop
-/// for `WRAP`; the AVX-512 loop checks the converted integers, for `wrap` only the conversion's
-/// indefinite value.
-pub(super) const CLAMP: u8 = 0;
-pub(super) const CLAMP_NAN_LOW: u8 = 1;
-pub(super) const WRAP: u8 = 2;
-pub(super) const RANGE: u8 = 3;
+/// the range (no mode). The loop checks the bounds `[below, above]` for both of the last two (for
+/// `wrap`, the magnitude up to which its wrapping is exact), so `WRAP` runs `RANGE`'s loop.
+const CLAMP: u8 = 0;
+const CLAMP_NAN_LOW: u8 = 1;
+const WRAP: u8 = 2;
+const RANGE: u8 = 3;
 
 /// Whether a kind clamps.
-pub(super) const fn clamps(kind: u8) -> bool {
+const fn clamps(kind: u8) -> bool {
     kind == CLAMP || kind == CLAMP_NAN_LOW
 }
 
@@ -161,7 +155,6 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
             hi,
             below,
             above,
-            intrinsics: false,
             source: std::marker::PhantomData,
         }
     }
@@ -240,36 +233,6 @@ where
 
     #[inline(always)]
     fn convert<'a>(&self, input: &[F], output: Slots<'a, W>) -> (Written<'a, W>, bool) {
-        #[cfg(target_arch = "x86_64")]
-        if self.intrinsics {
-            return self.convert_with_intrinsics(input, output);
-        }
-        self.convert_loop(input, output)
-    }
-}
-
-impl<F, W, C> FloatToInt<F, W, C>
-where
-    F: FloatInput + AsPrimitive<C>,
-    W: Bits,
-    C: HwFloat,
-{
-    /// The same cast, run by the loop written with intrinsics where `isa` is AVX-512 and the cast
-    /// has one (float64 and float32 to 8- and 16-bit targets, computed in the input's format).
-    pub(super) fn on(mut self, isa: Isa) -> Self {
-        let same_format = F::FORMAT == C::FORMAT;
-        let format = F::FORMAT == FloatFormat::FLOAT64 || F::FORMAT == FloatFormat::FLOAT32;
-        self.intrinsics = cfg!(target_arch = "x86_64")
-            && isa.is_avx512()
-            && size_of::<W>() <= 2
-            && same_format
-            && format;
-        self
-    }
-
-    /// The compiler's loop.
-    #[inline(always)]
-    fn convert_loop<'a>(&self, input: &[F], output: Slots<'a, W>) -> (Written<'a, W>, bool) {
         let (mut written, undecided) = match self.rounding {
             RoundingMode::NearestEven => self.run_kind::<NEAREST_EVEN>(input, output),
             RoundingMode::NearestAway => self.run_kind::<NEAREST_AWAY>(input, output),
@@ -279,61 +242,6 @@ where
         };
         self.sign_extend(written.elements());
         (written, undecided)
-    }
-
-    /// The loop written with AVX-512 intrinsics over the whole groups of 64 elements, the
-    /// compiler's loop over the rest (only where [`Self::on`] found both).
-    #[cfg(target_arch = "x86_64")]
-    fn convert_with_intrinsics<'a>(
-        &self,
-        input: &[F],
-        mut output: Slots<'a, W>,
-    ) -> (Written<'a, W>, bool) {
-        use std::arch::x86_64::{__m512, __m512d};
-        let constants = avx512::Constants {
-            kind: self.kind,
-            lo: self.lo.to_f64(),
-            hi: self.hi.to_f64(),
-            nan: self.nan.to_f64(),
-            width: size_of::<W>(),
-        };
-        assert!(
-            self.intrinsics && input.len() == output.len(),
-            "one output element per input element, on AVX-512"
-        );
-        let (rounding, at) = (self.rounding, output.as_mut_ptr().cast());
-        // The input as the float type it is (`on` took only these two formats).
-        let float64 = (F::FORMAT == FloatFormat::FLOAT64)
-            .then(|| bytemuck::try_cast_slice::<F, f64>(input).ok())
-            .flatten();
-        let float32 = (F::FORMAT == FloatFormat::FLOAT32)
-            .then(|| bytemuck::try_cast_slice::<F, f32>(input).ok())
-            .flatten();
-        let (done, undecided) = match (float64, float32) {
-            // SAFETY: `on` found AVX-512 (`intrinsics`, asserted); `at` points to `input.len()`
-            // slots of `constants.width` bytes (the size of `W`; as many slots as elements,
-            // asserted), which any bytes may be written to; the bounds are integers of at most 16
-            // bits (`on` takes targets of at most 2 bytes).
-            (Some(input), _) => unsafe {
-                avx512::convert::<__m512d>(constants, rounding, input, at)
-            },
-            // SAFETY: as for float64.
-            (_, Some(input)) => unsafe {
-                avx512::convert::<__m512>(constants, rounding, input, at)
-            },
-            _ => return self.convert_loop(input, output),
-        };
-        let (written, rest) = output.fill_in_two(
-            done,
-            |head| {
-                // SAFETY: the loop stored the first `done` elements.
-                let mut head = unsafe { head.assume_written() };
-                self.sign_extend(head.elements());
-                head
-            },
-            |tail| self.convert_loop(&input[done..], tail),
-        );
-        (written, undecided | rest)
     }
 }
 
@@ -349,8 +257,6 @@ impl<F, W: Bits, C> FloatToInt<F, W, C> {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-mod avx512;
 mod rounding;
 #[cfg(test)]
 mod tests;
