@@ -63,13 +63,6 @@ pub(crate) trait HwFloat:
     /// An f64 as this float (exact only for values it holds).
     fn from_f64(x: f64) -> Self;
 
-    /// The value truncated towards zero, as the bits of a two's complement integer of the
-    /// float's width (`to_int_unchecked`: one conversion instruction).
-    ///
-    /// # Safety
-    /// The value must be finite and its truncation within the range of that integer type.
-    unsafe fn truncate_unchecked(self) -> u64;
-
     /// The next float towards +Infinity (the standard library's `next_up`).
     fn next_up(self) -> Self;
     /// The next float towards -Infinity (the standard library's `next_down`).
@@ -78,7 +71,7 @@ pub(crate) trait HwFloat:
 
 /// The implementation for one float: its bits type, format and constants.
 macro_rules! hw_float {
-    ($t:ty, $bits:ty, $int:ty, $format:ident, $integral:expr, $magic:expr) => {
+    ($t:ty, $bits:ty, $format:ident, $integral:expr, $magic:expr) => {
         impl HwFloat for $t {
             type Bits = $bits;
             const FORMAT: FloatFormat = FloatFormat::$format;
@@ -99,16 +92,6 @@ macro_rules! hw_float {
             )]
             fn from_f64(x: f64) -> Self {
                 x as $t
-            }
-
-            #[inline]
-            #[expect(
-                clippy::cast_sign_loss,
-                reason = "the bits of a two's complement integer"
-            )]
-            unsafe fn truncate_unchecked(self) -> u64 {
-                // SAFETY: the caller guarantees a finite value whose truncation `$int` holds.
-                i64::from(unsafe { self.to_int_unchecked::<$int>() }) as u64
             }
 
             #[inline]
@@ -134,11 +117,10 @@ macro_rules! hw_float {
     };
 }
 
-hw_float!(f32, u32, i32, FLOAT32, 8_388_608.0, 12_582_912.0);
+hw_float!(f32, u32, FLOAT32, 8_388_608.0, 12_582_912.0);
 hw_float!(
     f64,
     u64,
-    i64,
     FLOAT64,
     4_503_599_627_370_496.0,
     6_755_399_441_055_744.0

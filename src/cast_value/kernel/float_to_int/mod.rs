@@ -18,17 +18,14 @@
 //!   it to an integer, ties to even (the sum lies where `C` steps by one), and the low bits of the
 //!   sum are that integer in two's complement, which is also `wrap` (targets narrower than their
 //!   byte are sign-extended after the loop); the directed modes and `nearest-away` first round to
-//!   an integral value with the hardware's rounding instruction, except where the element is
-//!   clamped (so finite and within range): there `towards-zero` is the truncating conversion
-//!   itself, `nearest-away` the truncation of `c + copysign(1/2 - 2^-p, c)`, and on a range without
-//!   negative (positive) values `towards-negative` (`towards-positive`) is `towards-zero`;
+//!   an integral value with the hardware's rounding instruction;
 //! - the undecided elements are gathered for the block as sign bits or a least value (no
 //!   per-element flags).
 
 use num_traits::{AsPrimitive, Zero};
 
 use rounding::{
-    Clamped, NEAREST_AWAY, NEAREST_EVEN, TOWARDS_NEGATIVE, TOWARDS_POSITIVE, TOWARDS_ZERO, round,
+    NEAREST_AWAY, NEAREST_EVEN, TOWARDS_NEGATIVE, TOWARDS_POSITIVE, TOWARDS_ZERO, round,
     rounding_thresholds,
 };
 
@@ -133,17 +130,6 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
             Some(OutOfRangeMode::Wrap) => WRAP,
             None => RANGE,
         };
-        // On a clamped range without negative values, `towards-negative` is `towards-zero` (and
-        // without positive ones, `towards-positive` is), which truncates in one conversion.
-        let rounding = match rounding {
-            RoundingMode::TowardsNegative if clamps(kind) && lo >= C::zero() => {
-                RoundingMode::TowardsZero
-            }
-            RoundingMode::TowardsPositive if clamps(kind) && hi <= C::zero() => {
-                RoundingMode::TowardsZero
-            }
-            mode => mode,
-        };
         Self {
             rounding,
             kind,
@@ -186,14 +172,12 @@ impl<F: FloatInput, W: Bits, C: HwFloat> FloatToInt<F, W, C> {
                     w
                 };
                 least = least.min(w.infinity_gap());
-                let c = Clamped::new(w, lo, hi);
-                if MODE == TOWARDS_ZERO || MODE == NEAREST_AWAY {
-                    c.truncate::<MODE>()
-                } else {
-                    // Adding `M` rounds to nearest-even and leaves the integer in the low bits
-                    // of the sum's encoding.
-                    Storage::to_bits(round::<MODE, C>(c.0) + C::MAGIC)
-                }
+                // Rounding is monotonic and the bounds are integers, so clamping first gives
+                // the same result; `max` takes NaN to `lo`. Adding `M` rounds to nearest-even and
+                // leaves the integer in the low bits of the sum's encoding.
+                let c = if w > lo { w } else { lo };
+                let c = if c < hi { c } else { hi };
+                Storage::to_bits(round::<MODE, C>(c) + C::MAGIC)
             } else {
                 let w = if w.is_nan() { nan } else { w };
                 signs |= (w - below).encoding() | (above - w).encoding();

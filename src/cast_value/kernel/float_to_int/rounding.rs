@@ -1,5 +1,5 @@
-//! Rounding in the float `C`: the range of values a mode rounds into a target, an element clamped
-//! to a target's bounds (and its truncation), and the rounding modes as constants, one loop each.
+//! Rounding in the float `C`: the range of values a mode rounds into a target, and the rounding
+//! modes as constants, one loop each.
 
 use crate::numeric::{HwFloat, RoundingMode};
 
@@ -37,36 +37,6 @@ pub(super) fn rounding_thresholds<C: HwFloat>(mode: RoundingMode, lo: C, hi: C) 
                 (hi + half).next_down()
             },
         ),
-    }
-}
-
-/// An element clamped to a target's bounds: `lo ≤ c ≤ hi` whatever the element was, NaN
-/// included (comparisons with NaN are false, so the first select takes it to `lo`). Made only by
-/// [`Clamped::new`].
-#[derive(Clone, Copy)]
-pub(super) struct Clamped<C>(pub(super) C);
-
-impl<C: HwFloat> Clamped<C> {
-    #[inline(always)]
-    pub(super) fn new(w: C, lo: C, hi: C) -> Self {
-        let c = if w > lo { w } else { lo };
-        Self(if c < hi { c } else { hi })
-    }
-
-    /// The element rounded towards zero (`nearest-away`: the truncation of
-    /// `c + copysign(1/2 - 2^-p, c)`, exactly, as the standard library's `round` does), by the
-    /// truncating conversion: one instruction.
-    #[inline(always)]
-    pub(super) fn truncate<const MODE: u8>(self) -> u64 {
-        let c = if MODE == NEAREST_AWAY {
-            self.0 + C::HALF.next_down().copysign(self.0)
-        } else {
-            self.0
-        };
-        // SAFETY: `c` lies in `[lo, hi]` (within 1/2 of it for `nearest-away`), the bounds of a
-        // target of at most 32 bits (asserted by `FloatToInt::new`): it is finite and within the
-        // range of the integer type of `C`'s width.
-        unsafe { c.truncate_unchecked() }
     }
 }
 
