@@ -252,20 +252,6 @@ impl CastValueCodec {
             .map_err(|fault| self.element_error(direction, from, to, fault, None))
     }
 
-    /// The decode of one element for the input data type `data_type`, exactly.
-    pub(crate) fn decode_cast(&self, data_type: &DataType) -> Result<ElementCast, CastValueError> {
-        Ok(self.bound(data_type)?.decode_cast.clone())
-    }
-
-    /// The decoding kernel for the input data type `data_type` (from the target type to it), and
-    /// the target data type.
-    pub(crate) fn decode_kernel(
-        &self,
-        data_type: &DataType,
-    ) -> Result<Arc<dyn Kernel>, CastValueError> {
-        Ok(Arc::clone(&self.bound(data_type)?.decode))
-    }
-
     /// The error for an element of a chunk.
     fn element_error(
         &self,

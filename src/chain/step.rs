@@ -54,6 +54,12 @@ impl Step {
         }
     }
 
+    /// The codec's kernels (encode, decode); none where it does nothing.
+    pub(crate) fn kernels(&self) -> Option<&[Arc<dyn Kernel>; 2]> {
+        let (Self::ScaleOffset { kernels, .. } | Self::CastValue { kernels, .. }) = self;
+        kernels.0.as_ref()
+    }
+
     /// The data type leaving the codec when encoding.
     pub(crate) fn output(&self) -> NumericType {
         match self {
@@ -133,8 +139,7 @@ impl Step {
         bits: &[u64],
         exact: impl Fn(u64) -> Result<u64, FaultKind>,
     ) -> Vec<Result<u64, FaultKind>> {
-        let (Self::ScaleOffset { kernels, .. } | Self::CastValue { kernels, .. }) = self;
-        let Some(kernel) = kernels.0.as_ref().map(|pair| &pair[which]) else {
+        let Some(kernel) = self.kernels().map(|pair| &pair[which]) else {
             return bits.iter().map(|&x| exact(x)).collect();
         };
         let (in_size, out_size) = kernel.sizes();

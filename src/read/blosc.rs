@@ -15,7 +15,7 @@ use zarrs::metadata::v3::MetadataV3;
 use zarrs::storage::Bytes;
 use zarrs_metadata_ext::codec::blosc::{BloscCodecConfiguration, BloscCompressor};
 
-use super::output::Stored;
+use super::decode::Stored;
 
 /// Blosc's format version 2 (c-blosc 1.x).
 const FORMAT: u8 = 2;
@@ -124,20 +124,18 @@ impl BlockTable {
         Some(start..end)
     }
 
-    /// The stored chunk as Blosc reads the blocks `within` from it: header and starts, `parts`
-    /// (the bytes `within`, in order), zeros elsewhere; `None` where `parts` do not fit `within`.
-    pub(super) fn sparse(&self, within: &Range<usize>, parts: &[&[u8]]) -> Option<Bytes> {
-        let len: usize = parts.iter().map(|part| part.len()).sum();
-        if len != within.len() || within.end > self.stored || within.start < self.head.len() {
+    /// The stored chunk as Blosc reads the blocks `within` from it: header and starts, `blocks`
+    /// (the bytes `within`), zeros elsewhere; `None` where `blocks` do not fit `within`.
+    pub(super) fn sparse(&self, within: &Range<usize>, blocks: &[u8]) -> Option<Bytes> {
+        if blocks.len() != within.len()
+            || within.end > self.stored
+            || within.start < self.head.len()
+        {
             return None;
         }
         let mut chunk = vec![0; self.stored];
         chunk[..self.head.len()].copy_from_slice(&self.head);
-        let mut at = within.start;
-        for part in parts {
-            chunk[at..at + part.len()].copy_from_slice(part);
-            at += part.len();
-        }
+        chunk[within.clone()].copy_from_slice(blocks);
         Some(Bytes::from(chunk))
     }
 }
@@ -194,43 +192,18 @@ pub(super) fn front(stored: u64, decoded: u64, end: u64, block: u64) -> Option<u
     (front * 4 <= u128::from(stored) * 3).then(|| u64::try_from(front).expect("below `stored`"))
 }
 
-/// What a read of part of a chunk has once it fetched the chunk's front.
-pub(super) enum AfterFront {
-    /// What it decodes, and how it is stored.
-    Ready(Bytes, Stored),
-    /// It needs these stored bytes of the chunk too, then [`Rest::complete`].
-    More(Range<usize>, Rest),
-}
-
-/// What the front holds of the stored bytes a read needs, and what the rest of them completes.
-pub(super) enum Rest {
-    /// The blocks `within` of the chunk of the table: those the front holds of them.
-    Blocks(Bytes, Arc<BlockTable>, Range<usize>),
-    /// Stored bytes of this many, decoding as [`Stored`] says (the elements of a buffer stored
-    /// without compression, or the whole chunk where the front has no usable table): those held.
-    Bytes(Bytes, usize, Stored),
-}
-
 /// What a read of the decompressed bytes `needed` of a chunk of `stored` bytes (elements of
-/// `element` bytes) has once it fetched its `front`, and the block table where the front held it;
-/// `None` where the blocks the front holds do not make a chunk Blosc reads.
+/// `element` bytes) takes once it fetched its `front`: the stored bytes it needs, what they hold,
+/// and the block table where the front held one; `None` where the front says the chunk does not
+/// hold those bytes.
 pub(super) fn after_front(
-    front: &Bytes,
+    front: &[u8],
     stored: usize,
     needed: Range<usize>,
     element: usize,
-) -> Option<(AfterFront, Option<Arc<BlockTable>>)> {
-    // Of the stored bytes `range`, those the front holds, and the rest where it lacks some.
-    let held = |range: Range<usize>| {
-        let held = front.slice(range.start.min(front.len())..range.end.min(front.len()));
-        let rest = range.start.max(front.len())..range.end;
-        (held, (!rest.is_empty()).then_some(rest))
-    };
+) -> Option<(Range<usize>, Stored, Option<Arc<BlockTable>>)> {
     if front.len() >= stored {
-        return Some((
-            AfterFront::Ready(front.slice(..stored), Stored::Whole),
-            None,
-        ));
+        return Some((0..stored, Stored::Whole, None));
     }
     // A buffer Blosc stored without compression holds the elements as they are, after the header.
     let header = front
@@ -238,50 +211,21 @@ pub(super) fn after_front(
         .filter(|h| h[0] == FORMAT && h[2] & MEMCPYED != 0);
     if header.is_some_and(|h| word(h, 12) == stored && word(h, 4) + HEADER == stored) {
         let range = HEADER + needed.start..HEADER + needed.end;
-        let how = Stored::Elements(needed.start / element.max(1));
-        let after = match held(range.clone()) {
-            _ if range.end > stored => return None,
-            (held, None) => AfterFront::Ready(held, how),
-            (held, Some(rest)) => AfterFront::More(rest, Rest::Bytes(held, range.len(), how)),
-        };
-        return Some((after, None));
+        let first = needed.start / element.max(1);
+        return (range.end <= stored).then_some((range, Stored::Elements(first), None));
     }
     let table = BlockTable::of_front(front, stored).and_then(|table| {
         let within = table.blocks(needed, element)?;
         Some((Arc::new(table), within))
     });
-    let Some((table, within)) = table else {
-        // No table a part could be read by: the rest of the chunk, decoded whole.
-        let (held, rest) = held(0..stored);
-        let rest = rest.expect("the front is shorter than the chunk");
-        return Some((
-            AfterFront::More(rest, Rest::Bytes(held, stored, Stored::Whole)),
-            None,
-        ));
-    };
-    let after = match held(within.clone()) {
-        (held, None) => AfterFront::Ready(table.sparse(&within, &[&held])?, Stored::Blocks),
-        (held, Some(rest)) => {
-            AfterFront::More(rest, Rest::Blocks(held, Arc::clone(&table), within))
+    Some(match table {
+        Some((table, within)) => {
+            let blocks = Stored::Blocks(Arc::clone(&table), within.clone());
+            (within, blocks, Some(table))
         }
-    };
-    Some((after, Some(table)))
-}
-
-impl Rest {
-    /// The chunk as the read decodes it, and how it is stored, given `more`, the bytes
-    /// [`AfterFront::More`] asked for; `None` where they are not as many.
-    pub(super) fn complete(self, more: &[u8]) -> Option<(Bytes, Stored)> {
-        match self {
-            Rest::Blocks(held, table, within) => {
-                Some((table.sparse(&within, &[&held, more])?, Stored::Blocks))
-            }
-            Rest::Bytes(held, len, how) => {
-                let bytes = [&held[..], more].concat();
-                (bytes.len() == len).then(|| (Bytes::from(bytes), how))
-            }
-        }
-    }
+        // No table a part could be read by: the whole chunk.
+        None => (0..stored, Stored::Whole, None),
+    })
 }
 
 #[cfg(test)]
@@ -344,10 +288,10 @@ mod tests {
         assert_eq!(table.blocks(9..17, 2), Some(36..48));
         assert_eq!(table.blocks(0..2, 3), None);
         assert_eq!(table.blocks(24..26, 2), None);
-        assert!(table.sparse(&(28..36), &[&[1; 7]]).is_none());
+        assert!(table.sparse(&(28..36), &[1; 7]).is_none());
         assert!(
             table
-                .sparse(&(28..36), &[&[1; 8]])
+                .sparse(&(28..36), &[1; 8])
                 .is_some_and(|s| s[..28] == stored[..28])
         );
         let changed = |at: usize, value: u8| {

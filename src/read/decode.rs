@@ -15,9 +15,9 @@ use zarrs::storage::byte_range::{ByteRange, ByteRangeIterator, InvalidByteRangeE
 use zarrs::storage::{Bytes, StorageError};
 
 use super::Fallback;
-use super::blosc::{self, BlockTable, Rest};
+use super::blosc::{self, BlockTable};
 use super::layout::{Layout, stored_part};
-use super::output::{ChunkWork, Stored};
+use super::output::ChunkWork;
 use super::shard::Kept;
 use crate::engine::blockwise::{MIN_ELEMENTS_PER_TASK, Output};
 use crate::parallel;
@@ -31,17 +31,24 @@ pub(super) fn worth_a_part(len: usize, elements: u64) -> bool {
     len as u64 * 2 <= elements
 }
 
-/// What the bytes fetched for a chunk are.
-pub(super) enum Part {
-    /// What [`Stored`] says.
-    Stored(Stored),
-    /// The blocks `within` the chunk's stored bytes, by a kept block table.
+/// What the stored bytes fetched for a chunk hold.
+pub(super) enum Stored {
+    /// The whole stored chunk.
+    Whole,
+    /// The stored elements from this one (of the chunk, in C order) to the last the pieces need,
+    /// of a chunk stored by the `bytes` codec alone, or by Blosc without compression.
+    Elements(usize),
+    /// The Blosc blocks `within` the stored chunk, by its block table.
     Blocks(Arc<BlockTable>, Range<usize>),
+}
+
+/// What a request for a chunk's bytes is for.
+pub(super) enum Part {
+    /// The stored bytes [`Stored`] says, after these, which an earlier answer brought.
+    Bytes(Stored, Bytes),
     /// The front of a Blosc chunk of this many stored bytes at this offset of its shard, whose
     /// block table the reader does not know; the decompressed bytes the read needs.
     Front(usize, u64, Range<usize>),
-    /// The rest the front lacked.
-    Rest(Rest),
 }
 
 /// The range of its shard a read of the inner chunk of `work`, `at` this offset and size, fetches
@@ -56,22 +63,21 @@ pub(super) fn chunk_range(
     work: &ChunkWork<'_>,
     (offset, size): (u64, u64),
 ) -> (u64, u64, Part) {
-    let whole = (offset, size, Part::Stored(Stored::Whole));
-    if let Some((ByteRange::FromStart(start, Some(len)), first)) =
-        stored_part(layout, work, Some((offset, size)))
-    {
-        return (start, len, Part::Stored(Stored::Elements(first)));
+    let bytes = |stored| Part::Bytes(stored, Bytes::new());
+    if let Some((start, len, first)) = stored_part(layout, work, Some((offset, size))) {
+        return (start, len, bytes(Stored::Elements(first)));
     }
     let (elements, span) = (
         work.chunk.num_elements(),
         work.span(layout.kernel.sizes().1),
     );
-    let (Some((element, block)), Ok(stored)) = (layout.blocks, usize::try_from(size)) else {
-        return whole;
+    let part = layout
+        .blocks
+        .zip(usize::try_from(size).ok())
+        .filter(|_| worth_a_part(span.len(), elements));
+    let Some(((element, block), stored)) = part else {
+        return (offset, size, bytes(Stored::Whole));
     };
-    if !worth_a_part(span.len(), elements) {
-        return whole;
-    }
     let needed = span.start * element..span.end * element;
     let sharding = layout.shards.as_ref().expect("a sharded array");
     let table = kept.and_then(|kept| kept.table(shard, sharding.position(&work.indices)));
@@ -81,13 +87,13 @@ pub(super) fn chunk_range(
             Some(w) => (
                 offset + w.start as u64,
                 w.len() as u64,
-                Part::Blocks(table, w),
+                bytes(Stored::Blocks(table, w)),
             ),
-            None => whole,
+            None => (offset, size, bytes(Stored::Whole)),
         },
         None => match blosc::front(size, decoded, needed.end as u64, block) {
             Some(front) => (offset, front, Part::Front(stored, offset, needed)),
-            None => whole,
+            None => (offset, size, bytes(Stored::Whole)),
         },
     }
 }
@@ -103,7 +109,7 @@ pub(super) fn decode(
     work: &mut ChunkWork<'_>,
     layout: &Layout,
     encoded: &Bytes,
-    stored: Stored,
+    stored: &Stored,
     options: &CodecOptions,
 ) -> Result<(), Fallback> {
     let (in_size, out_size) = layout.kernel.sizes();
@@ -114,34 +120,25 @@ pub(super) fn decode(
         .filter_map(|&n| NonZeroU64::new(n))
         .collect();
     let span = work.span(out_size);
-    let part = match stored {
-        Stored::Elements(first) => {
-            Some((elements(layout, Cow::Borrowed(encoded), options)?, first))
+    let (decoded, base) = match stored {
+        Stored::Elements(first) => (elements(layout, Cow::Borrowed(encoded), options)?, *first),
+        Stored::Blocks(table, within) => {
+            let sparse = table.sparse(within, encoded).ok_or(Fallback::StoredBytes)?;
+            let part = span_of(layout, &sparse, &shape, span.clone(), options)?;
+            (Cow::Owned(part.ok_or(Fallback::StoredBytes)?), span.start)
         }
-        Stored::Whole | Stored::Blocks if layout.compressed() => {
-            span_of(layout, encoded, &shape, span.clone(), options)?
-                .map(|d| (Cow::Owned(d), span.start))
+        Stored::Whole => {
+            if let Some(part) = span_of(layout, encoded, &shape, span.clone(), options)? {
+                (Cow::Owned(part), span.start)
+            } else {
+                let (stored, fill) = (&layout.stored, &layout.stored_fill);
+                let decoded = (layout.inner)
+                    .decode(Cow::Borrowed(encoded), &shape, stored, fill, options)
+                    .ok()
+                    .and_then(|decoded| decoded.into_fixed().ok());
+                (decoded.ok_or(Fallback::StoredBytes)?, 0)
+            }
         }
-        Stored::Whole | Stored::Blocks => None,
-    };
-    let (decoded, base) = match (part, stored) {
-        (Some(part), _) => part,
-        (None, Stored::Whole) => {
-            let decoded = layout
-                .inner
-                .decode(
-                    Cow::Borrowed(encoded),
-                    &shape,
-                    &layout.stored,
-                    &layout.stored_fill,
-                    options,
-                )
-                .map_err(|_| Fallback::StoredBytes)?
-                .into_fixed()
-                .map_err(|_| Fallback::StoredBytes)?;
-            (decoded, 0)
-        }
-        (None, _) => return Err(Fallback::StoredBytes),
     };
     let kernel = layout.kernel.as_ref();
     let convert = |(input, piece): &mut (usize, Output<'_>)| {

@@ -2,7 +2,6 @@
 //! codecs (zarrs decodes those), the decodes of this crate's codecs (one kernel) and, for a
 //! sharded array, its shards; and where a chunk stored by the `bytes` codec alone is read in part.
 
-use std::ops::Range;
 use std::sync::Arc;
 
 use zarrs::array::codec::api::ArrayToArrayCodecTraits;
@@ -10,7 +9,6 @@ use zarrs::array::codec::{BytesCodec, CodecChain};
 use zarrs::array::{Array, ArrayMetadata, ArraySubset, CodecMetadataOptions, DataType, FillValue};
 use zarrs::metadata::v3::MetadataV3;
 use zarrs::plugin::{ExtensionName, ZarrVersion};
-use zarrs::storage::byte_range::ByteRange;
 use zarrs_metadata_ext::codec::sharding::{
     ShardingCodecConfiguration, ShardingCodecConfigurationV1,
 };
@@ -18,8 +16,10 @@ use zarrs_metadata_ext::codec::sharding::{
 use super::output::ChunkWork;
 use super::shard::Sharding;
 use super::{Fallback, blosc};
+use crate::chain::step::Step;
 use crate::engine::{Composed, Kernel, blockwise};
-use crate::{CastValueCodec, ScaleOffsetCodec};
+use crate::scale_offset::kernel::fused_decode;
+use crate::validate::element_codec;
 
 /// Why a reader does not fuse an array's codec chain.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -106,7 +106,7 @@ pub(super) fn layout<TStorage: ?Sized>(array: &Array<TStorage>) -> Result<Layout
     };
     let (sharding, a2a, stored) = chains(array, grid)?;
     let (mut data_type, mut fill) = (array.data_type().clone(), array.fill_value().clone());
-    let mut kernels: Vec<Arc<dyn Kernel>> = Vec::new();
+    let (mut kernels, mut steps): (Vec<Arc<dyn Kernel>>, _) = (Vec::new(), Vec::new());
     // The fill value of the inner chunks a shard does not hold (the array's, as the outer codecs
     // encode it), as the outer codecs decode it.
     let mut missing = Ok(array.fill_value().as_ne_bytes().to_vec());
@@ -114,48 +114,32 @@ pub(super) fn layout<TStorage: ?Sized>(array: &Array<TStorage>) -> Result<Layout
         if i == outer.len() && i > 0 {
             missing = decoded_fill(&kernels, &fill);
         }
-        let any = codec.as_any();
-        if let Some(codec) = any.downcast_ref::<ScaleOffsetCodec>() {
-            kernels.extend(
-                codec
-                    .decode_kernel(&data_type)
-                    .map_err(|_| Unfused::Refused)?,
-            );
-        } else if let Some(codec) = any.downcast_ref::<CastValueCodec>() {
-            kernels.push(
-                codec
-                    .decode_kernel(&data_type)
-                    .map_err(|_| Unfused::Refused)?,
-            );
-        } else {
-            return Err(Unfused::OtherCodec(name(codec.as_ref()).into_owned()));
-        }
+        let element = element_codec(codec)
+            .ok_or_else(|| Unfused::OtherCodec(name(codec.as_ref()).into_owned()))?;
+        let step = element.step(&data_type).map_err(|_| Unfused::Refused)?;
+        kernels.extend(step.kernels().map(|[_, decode]| Arc::clone(decode)));
+        steps.push(step);
         // The data type and fill value the next codec receives, as zarrs passes them on.
-        let next = codec
-            .encoded_data_type(&data_type)
-            .map_err(|_| Unfused::Refused)?;
+        let next = codec.encoded_data_type(&data_type);
         fill = codec
             .encoded_fill_value(&data_type, &fill)
             .map_err(|_| Unfused::Refused)?;
-        data_type = next;
+        data_type = next.map_err(|_| Unfused::Refused)?;
     }
     if outer.len() == a2a.len() {
         missing = decoded_fill(&kernels, &fill);
     }
-    let chain = |kernels: Vec<Arc<dyn Kernel>>| {
-        kernels
-            .into_iter()
-            .reduce(|first, next| Arc::new(Composed::new(next, first)))
-    };
-    let mut kernel = chain(kernels).ok_or(Unfused::NothingToFuse)?;
+    let kernel = kernels
+        .into_iter()
+        .reduce(|first, next| Arc::new(Composed::new(next, first)));
+    let mut kernel = kernel.ok_or(Unfused::NothingToFuse)?;
     // `[scale_offset, cast_value]`, the usual chain, has a loop of its own.
-    if let [first, second] = a2a.as_slice()
-        && let Some(scale_offset) = first.as_any().downcast_ref::<ScaleOffsetCodec>()
-        && let Some(cast_value) = second.as_any().downcast_ref::<CastValueCodec>()
-        && let Ok(parameters) = scale_offset.parameters(array.data_type())
+    if let [
+        Step::ScaleOffset { parameters, .. },
+        Step::CastValue { decode, .. },
+    ] = &steps[..]
         && !parameters.is_identity()
-        && let Ok(cast) = cast_value.decode_cast(array.data_type())
-        && let Some(fused) = crate::scale_offset::kernel::fused_decode(&cast, parameters, &kernel)
+        && let Some(fused) = fused_decode(decode, *parameters, &kernel)
     {
         kernel = fused;
     }
@@ -267,31 +251,33 @@ fn decoded_fill(kernels: &[Arc<dyn Kernel>], fill: &FillValue) -> Result<Vec<u8>
     Ok(element)
 }
 
-/// Where the elements `span` of a chunk of `elements` elements of `size` bytes lie in it, where
-/// the chunk is stored by the `bytes` codec alone and they are fewer than the chunk's: the first
-/// byte and the number of bytes.
-pub(super) fn elements_part(size: usize, elements: u64, span: &Range<usize>) -> Option<(u64, u64)> {
-    let (start, len, size) = (span.start as u64, span.len() as u64, size as u64);
-    (start.checked_add(len)? <= elements && len < elements)
-        .then(|| Some((start.checked_mul(size)?, len.checked_mul(size)?)))
-        .flatten()
-}
-
-/// Where a chunk stored by the `bytes` codec alone is read in part: the range of the stored
-/// elements from the first to the last its pieces need (of a shard whose inner chunk is `at` this
-/// offset and size), and the first one's position in the chunk.
+/// Where a chunk stored by the `bytes` codec alone is read in part, where its pieces need fewer
+/// elements than it holds: the first byte and length of the stored elements from the first to the
+/// last they need (of a shard whose inner chunk is `at` this offset and size), and the first one's
+/// position in the chunk.
 pub(super) fn stored_part(
     layout: &Layout,
     work: &ChunkWork<'_>,
     at: Option<(u64, u64)>,
-) -> Option<(ByteRange, usize)> {
-    let (size, elements) = (layout.stored.fixed_size()?, work.chunk.num_elements());
-    let whole = elements.checked_mul(size as u64);
-    if layout.compressed() || at.is_some_and(|(_, len)| whole != Some(len)) {
+) -> Option<(u64, u64, usize)> {
+    let (size, elements) = (
+        layout.stored.fixed_size()? as u64,
+        work.chunk.num_elements(),
+    );
+    let span = work.span(layout.kernel.sizes().1);
+    let (start, len) = (span.start as u64, span.len() as u64);
+    let whole = elements.checked_mul(size);
+    if layout.compressed()
+        || at.is_some_and(|(_, stored)| whole != Some(stored))
+        || start.checked_add(len)? > elements
+        || len >= elements
+    {
         return None;
     }
-    let span = work.span(layout.kernel.sizes().1);
-    let (start, len) = elements_part(size, elements, &span)?;
     let offset = at.map_or(0, |(offset, _)| offset);
-    Some((ByteRange::FromStart(offset + start, Some(len)), span.start))
+    Some((
+        offset + start.checked_mul(size)?,
+        len.checked_mul(size)?,
+        span.start,
+    ))
 }

@@ -23,19 +23,6 @@ pub(super) struct ChunkWork<'o> {
     pub(super) start: usize,
 }
 
-/// What the stored bytes fetched for a chunk hold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Stored {
-    /// The whole stored chunk.
-    Whole,
-    /// The Blosc blocks holding the pieces' elements, in a buffer the size of the stored chunk
-    /// ([`BlockTable::sparse`](super::blosc::BlockTable::sparse)).
-    Blocks,
-    /// The stored elements from this one (of the chunk, in C order) to the last the pieces
-    /// need, of a chunk stored by the `bytes` codec alone.
-    Elements(usize),
-}
-
 impl<'o> ChunkWork<'o> {
     /// The elements this chunk fills.
     pub(super) fn elements(&self) -> usize {

@@ -16,10 +16,10 @@ use zarrs::storage::byte_range::ByteRange;
 use zarrs::storage::{Bytes, StorageError, StoreKey};
 
 use super::Fallback;
-use super::blosc::{self, AfterFront, BlockTable};
-use super::decode::{Part, chunk_range, decode};
+use super::blosc::{self, BlockTable};
+use super::decode::{Part, Stored, chunk_range, decode};
 use super::layout::{Layout, stored_part};
-use super::output::{ChunkWork, Stored, split, stagger};
+use super::output::{ChunkWork, split, stagger};
 use super::shard::{Entry, Kept};
 use crate::engine::blockwise::Output;
 use crate::parallel;
@@ -44,9 +44,9 @@ enum Then<'o> {
     Chunks(Vec<Piece<'o>>),
 }
 
-/// A chunk's bytes in an answer: their first byte and length (none: to the answer's end), the
+/// A chunk's bytes in an answer: their first byte and length (at most: to the answer's end), the
 /// chunk, and what they are.
-type Piece<'o> = (usize, Option<usize>, ChunkWork<'o>, Part);
+type Piece<'o> = (usize, usize, ChunkWork<'o>, Part);
 
 /// What answers came to: the next round's requests, the counts, and the chunks zarrs must read.
 #[derive(Default)]
@@ -79,9 +79,17 @@ impl<'o> Outcome<'o> {
         self.filled += 1;
     }
 
-    /// A request for a chunk's bytes (`range` of `key`), which are `part`.
-    fn fetch(&mut self, key: &StoreKey, range: Option<ByteRange>, work: ChunkWork<'o>, part: Part) {
-        let then = Then::Chunks(vec![(0, None, work, part)]);
+    /// A request for a chunk's bytes (the first byte and length of `key` it asks for; all of them
+    /// where `None`), which are `part`.
+    fn fetch(
+        &mut self,
+        key: &StoreKey,
+        range: Option<(u64, u64)>,
+        work: ChunkWork<'o>,
+        part: Part,
+    ) {
+        let range = range.map(|(start, len)| ByteRange::FromStart(start, Some(len)));
+        let then = Then::Chunks(vec![(0, usize::MAX, work, part)]);
         self.next.push(Fetch {
             key: key.clone(),
             range,
@@ -109,15 +117,11 @@ pub(super) fn start<'o, TStorage: ?Sized>(
         stagger(&mut works, |work| work.indices.last().copied().unwrap_or(0));
         for work in works {
             let (range, stored) = match stored_part(layout, &work, None) {
-                Some((range, first)) => (Some(range), Stored::Elements(first)),
+                Some((start, len, first)) => (Some((start, len)), Stored::Elements(first)),
                 None => (None, Stored::Whole),
             };
-            outcome.fetch(
-                &array.chunk_key(&work.indices),
-                range,
-                work,
-                Part::Stored(stored),
-            );
+            let key = array.chunk_key(&work.indices);
+            outcome.fetch(&key, range, work, Part::Bytes(stored, Bytes::new()));
         }
         return Ok(outcome);
     };
@@ -205,7 +209,7 @@ fn in_shard<'o>(
             (Entry::Outside, _) => outcome.zarrs.push((work, Fallback::ChunkEntry)),
             (Entry::At(offset, size), Some(held)) => {
                 let bytes = held.slice(to_usize(offset)..to_usize(offset + size));
-                decodes.push((work, Part::Stored(Stored::Whole), bytes));
+                decodes.push((work, Part::Bytes(Stored::Whole, Bytes::new()), bytes));
             }
             (Entry::At(offset, size), None) => {
                 let (start, len, part) =
@@ -216,39 +220,27 @@ fn in_shard<'o>(
     }
     // The ranges by their start, those that follow each other (not overlapping) in one request.
     ranges.sort_by_key(|&(start, ..)| start);
-    let mut run: Option<(u64, u64, Vec<_>)> = None;
+    let mut runs: Vec<(u64, u64, Vec<Piece<'o>>)> = Vec::new();
     for (start, len, work, part) in ranges {
-        match &mut run {
+        match runs.last_mut() {
             Some((first, end, parts)) if start >= *end && start - *end <= GAP => {
-                parts.push((to_usize(start - *first), Some(to_usize(len)), work, part));
+                parts.push((to_usize(start - *first), to_usize(len), work, part));
                 *end = start + len;
             }
-            _ => {
-                outcome.next.extend(run.take().map(|run| joined(key, run)));
-                run = Some((
-                    start,
-                    start + len,
-                    vec![(0, Some(to_usize(len)), work, part)],
-                ));
-            }
+            _ => runs.push((start, start + len, vec![(0, to_usize(len), work, part)])),
         }
     }
-    outcome.next.extend(run.map(|run| joined(key, run)));
+    outcome
+        .next
+        .extend(runs.into_iter().map(|(first, end, parts)| Fetch {
+            key: key.clone(),
+            range: Some(ByteRange::FromStart(first, Some(end - first))),
+            then: Then::Chunks(parts),
+        }));
     outcome.merge(each(decodes, context, |(work, part, bytes), context| {
         answer_chunk(key, work, part, Some(bytes), context)
     }));
     outcome
-}
-
-/// The request for ranges of `key` that follow each other: the first byte, the end, and each
-/// range's first byte in the answer and length with what its bytes are.
-fn joined<'o>(key: &StoreKey, (first, end, parts): (u64, u64, Vec<Piece<'o>>)) -> Fetch<'o> {
-    let range = Some(ByteRange::FromStart(first, Some(end - first)));
-    Fetch {
-        key: key.clone(),
-        range,
-        then: Then::Chunks(parts),
-    }
 }
 
 /// `f` of each item, on as many threads as `context` allows, the outcomes merged.
@@ -290,7 +282,7 @@ impl<'o> Fetch<'o> {
                 .for_each(|work| outcome.fill(work, context.fill)),
             (Ok(Some(bytes)), Then::Shard(shard, whole, works)) => {
                 let sharding = context.layout.shards.as_ref().expect("a sharded array");
-                let entries = match sharding.index(&bytes, whole) {
+                let entries = match sharding.index(&bytes) {
                     Ok(entries) => entries,
                     Err(reason) => {
                         let works = works.into_iter().map(|work| (work, reason.clone()));
@@ -315,9 +307,7 @@ impl<'o> Fetch<'o> {
                     // Each part's bytes, as many of them as the answer holds.
                     let part_of = |bytes: &Bytes| {
                         let from = at.min(bytes.len());
-                        bytes.slice(
-                            from..len.map_or(bytes.len(), |len| (from + len).min(bytes.len())),
-                        )
+                        bytes.slice(from..from.saturating_add(len).min(bytes.len()))
                     };
                     answer_chunk(key, work, part, bytes.as_ref().map(part_of), context)
                 });
@@ -343,50 +333,39 @@ fn answer_chunk<'o>(
     // Keeps the block table of a sharded array's Blosc-compressed inner chunk.
     let keep = |work: &ChunkWork<'_>, table: Option<Arc<BlockTable>>| {
         if let (Some(kept), Some(sharding), Some(table)) = (context.kept, &layout.shards, table) {
-            let (shard, at) = (
-                sharding.shard_of(&work.indices),
-                sharding.position(&work.indices),
-            );
-            kept.keep_table(&shard, at, table);
+            let shard = sharding.shard_of(&work.indices);
+            kept.keep_table(&shard, sharding.position(&work.indices), table);
         }
     };
-    let ready = match part {
-        Part::Stored(stored) => {
-            if stored == Stored::Whole && layout.blocks.is_some() && context.kept.is_some() {
-                keep(
-                    &work,
-                    BlockTable::of_front(&bytes, bytes.len()).map(Arc::new),
-                );
-            }
-            Some((bytes, stored))
-        }
-        Part::Blocks(table, within) => table
-            .sparse(&within, &[&bytes])
-            .map(|b| (b, Stored::Blocks)),
-        Part::Front(stored, offset, needed) => {
+    let (stored, bytes) = match part {
+        Part::Bytes(stored, held) if held.is_empty() => (stored, bytes),
+        Part::Bytes(stored, held) => (stored, Bytes::from([&held[..], &bytes[..]].concat())),
+        Part::Front(size, offset, needed) => {
             let element = layout.blocks.map_or(1, |(element, _)| element);
-            let after =
-                blosc::after_front(&bytes, stored, needed, element).map(|(after, table)| {
-                    keep(&work, table);
-                    after
-                });
-            match after {
-                None => None,
-                Some(AfterFront::Ready(bytes, stored)) => Some((bytes, stored)),
-                Some(AfterFront::More(rest, more)) => {
-                    let range =
-                        ByteRange::FromStart(offset + rest.start as u64, Some(rest.len() as u64));
-                    outcome.fetch(key, Some(range), work, Part::Rest(more));
-                    return outcome;
-                }
+            let Some((range, stored, table)) = blosc::after_front(&bytes, size, needed, element)
+            else {
+                outcome.zarrs.push((work, Fallback::StoredBytes));
+                return outcome;
+            };
+            keep(&work, table);
+            let held = bytes.slice(range.start.min(bytes.len())..range.end.min(bytes.len()));
+            if range.end > bytes.len() {
+                // The rest of the stored bytes it needs, in a request of its own.
+                let start = range.start.max(bytes.len());
+                let rest = (offset + start as u64, (range.end - start) as u64);
+                outcome.fetch(key, Some(rest), work, Part::Bytes(stored, held));
+                return outcome;
             }
+            (stored, held)
         }
-        Part::Rest(rest) => rest.complete(&bytes),
     };
-    let decoded = ready.ok_or(Fallback::StoredBytes);
-    match decoded
-        .and_then(|(bytes, stored)| decode(&mut work, layout, &bytes, stored, &context.options))
-    {
+    if matches!(stored, Stored::Whole) && layout.blocks.is_some() && context.kept.is_some() {
+        keep(
+            &work,
+            BlockTable::of_front(&bytes, bytes.len()).map(Arc::new),
+        );
+    }
+    match decode(&mut work, layout, &bytes, &stored, &context.options) {
         Ok(()) => outcome.decoded += 1,
         Err(reason) => outcome.zarrs.push((work, reason)),
     }

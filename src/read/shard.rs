@@ -7,12 +7,13 @@ use std::num::NonZeroU64;
 use std::sync::{Arc, Mutex};
 
 use zarrs::array::chunk_grid::RegularChunkGrid;
-use zarrs::array::codec::CodecChain;
 use zarrs::array::codec::api::{ArrayToBytesCodecTraits, BytesRepresentation};
+use zarrs::array::codec::{CodecChain, ShardingCodec};
 use zarrs::array::{Array, ArrayIndices, ArraySubset, CodecOptions, FillValue, data_type};
-use zarrs::storage::Bytes;
 use zarrs::storage::byte_range::ByteRange;
-use zarrs_metadata_ext::codec::sharding::{ShardingCodecConfigurationV1, ShardingIndexLocation};
+use zarrs_metadata_ext::codec::sharding::{
+    ShardingCodecConfiguration, ShardingCodecConfigurationV1, ShardingIndexLocation,
+};
 
 use super::blosc::BlockTable;
 use super::{Fallback, Unfused};
@@ -22,9 +23,9 @@ pub(super) struct Sharding {
     /// The inner chunks over the whole array.
     pub(super) grid: RegularChunkGrid,
     /// Inner chunks per shard, along each dimension.
-    per_shard: Vec<u64>,
-    index_codecs: CodecChain,
-    index_shape: Vec<NonZeroU64>,
+    per_shard: Vec<NonZeroU64>,
+    /// The codec, whose shard indexes this reads.
+    codec: ShardingCodec,
     /// Where a shard's index lies in it.
     pub(super) index_range: ByteRange,
     /// One element of the array's data type for the elements of an inner chunk a shard does not
@@ -57,23 +58,19 @@ impl Sharding {
         let shard_shape = array
             .chunk_shape(&vec![0; array.dimensionality()])
             .map_err(|_| unfused("no shard shape"))?;
-        let inner_shape = configuration.chunk_shape.clone();
+        let inner_shape = &configuration.chunk_shape;
         let whole = |(s, i): (&NonZeroU64, &NonZeroU64)| {
             NonZeroU64::new(s.get() / i.get()).filter(|_| s.get() % i.get() == 0)
         };
-        let per_shard: Option<Vec<_>> = shard_shape.iter().zip(&inner_shape).map(whole).collect();
-        let mut index_shape = per_shard
-            .filter(|_| shard_shape.len() == inner_shape.len())
+        let per_shard: Vec<NonZeroU64> = (shard_shape.len() == inner_shape.len())
+            .then(|| shard_shape.iter().zip(inner_shape).map(whole).collect())
+            .flatten()
             .ok_or_else(|| unfused("shards that do not hold whole inner chunks"))?;
-        let per_shard = index_shape.iter().map(|n| n.get()).collect();
-        index_shape.push(NonZeroU64::new(2).expect("two"));
         let index_codecs = CodecChain::from_metadata(&configuration.index_codecs)
             .map_err(|_| unfused("index codecs"))?;
-        let representation = index_codecs.encoded_representation(
-            &index_shape,
-            &data_type::uint64(),
-            &FillValue::from(u64::MAX),
-        );
+        let index_shape = [per_shard.as_slice(), &[NonZeroU64::new(2).expect("two")]].concat();
+        let (uint64, fill) = (data_type::uint64(), FillValue::from(u64::MAX));
+        let representation = index_codecs.encoded_representation(&index_shape, &uint64, &fill);
         let Ok(BytesRepresentation::FixedSize(size)) = representation else {
             return Err(unfused("an index of no fixed size"));
         };
@@ -81,13 +78,15 @@ impl Sharding {
             ShardingIndexLocation::Start => ByteRange::FromStart(0, Some(size)),
             ShardingIndexLocation::End => ByteRange::Suffix(size),
         };
-        let grid = RegularChunkGrid::new(array.shape().to_vec(), inner_shape)
+        let codec = ShardingCodecConfiguration::V1(configuration.clone());
+        let codec = ShardingCodec::new_with_configuration(&codec)
+            .map_err(|_| unfused("a sharding_indexed configuration zarrs reads itself"))?;
+        let grid = RegularChunkGrid::new(array.shape().to_vec(), inner_shape.clone())
             .map_err(|_| unfused("inner chunk grid"))?;
         Ok(Self {
             grid,
             per_shard,
-            index_codecs,
-            index_shape,
+            codec,
             index_range,
             missing,
         })
@@ -103,7 +102,7 @@ impl Sharding {
         inner
             .iter()
             .zip(&self.per_shard)
-            .map(|(i, n)| i / n)
+            .map(|(i, n)| i / n.get())
             .collect()
     }
 
@@ -112,7 +111,7 @@ impl Sharding {
         let at = inner
             .iter()
             .zip(&self.per_shard)
-            .fold(0u64, |at, (i, n)| at * n + i % n);
+            .fold(0u64, |at, (i, n)| at * n.get() + i % n.get());
         usize::try_from(at).expect("an index held in memory")
     }
 
@@ -144,36 +143,15 @@ impl Sharding {
             })
     }
 
-    /// The index of a shard from `bytes`, its index's bytes or, where `whole`, the whole shard.
+    /// The index of a shard from `bytes`, its index's bytes or the whole shard.
     ///
     /// # Errors
     /// [`Fallback::ShardIndex`] where the shard is too short to hold its index or the index does
     /// not decode: zarrs then reads the shard, and reports what it finds.
-    pub(super) fn index(&self, bytes: &Bytes, whole: bool) -> Result<Arc<[u64]>, Fallback> {
-        let len = bytes.len() as u64;
-        let range = match (whole, self.index_range) {
-            (false, _) => Some(0..len),
-            (true, ByteRange::FromStart(start, Some(size))) => {
-                start.checked_add(size).map(|end| start..end)
-            }
-            (true, ByteRange::Suffix(size)) => len.checked_sub(size).map(|start| start..len),
-            (true, ByteRange::FromStart(_, None)) => None,
-        };
-        let to_usize = |n: u64| usize::try_from(n).ok();
-        let encoded = range
-            .and_then(|range| bytes.get(to_usize(range.start)?..to_usize(range.end)?))
-            .ok_or(Fallback::ShardIndex)?;
-        let (uint64, fill) = (data_type::uint64(), FillValue::from(u64::MAX));
+    pub(super) fn index(&self, bytes: &[u8]) -> Result<Arc<[u64]>, Fallback> {
         let options = CodecOptions::default();
-        let decoded = (self.index_codecs)
-            .decode(encoded.into(), &self.index_shape, &uint64, &fill, &options)
-            .ok()
-            .and_then(|decoded| decoded.into_fixed().ok())
-            .ok_or(Fallback::ShardIndex)?;
-        let entries = decoded
-            .chunks_exact(8)
-            .map(|e| u64::from_ne_bytes(e.try_into().expect("8 bytes")));
-        Ok(entries.collect())
+        let entries = self.codec.decode_index(bytes, &self.per_shard, &options);
+        entries.map(Into::into).map_err(|_| Fallback::ShardIndex)
     }
 
     /// Where the inner chunk at `inner` lies by its shard's index `entries`, within a shard of

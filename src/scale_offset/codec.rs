@@ -269,20 +269,6 @@ impl ScaleOffsetCodec {
         check_fill_rule(context, fill, NAME, round_trip)
     }
 
-    /// `offset` and `scale` read for `data_type`.
-    pub(crate) fn parameters(&self, data_type: &DataType) -> Result<Parameters, ScaleOffsetError> {
-        Ok(self.bound(data_type)?.parameters)
-    }
-
-    /// The decoding kernel for `data_type`, or `None` when the codec does nothing.
-    pub(crate) fn decode_kernel(
-        &self,
-        data_type: &DataType,
-    ) -> Result<Option<Arc<dyn Kernel>>, ScaleOffsetError> {
-        let bound = self.bound(data_type)?;
-        Ok(bound.kernels.as_ref().map(|[_, decode]| Arc::clone(decode)))
-    }
-
     /// Checks the codec against its input data type and fill value, as a write would, and returns
     /// the encoded data type and fill value.
     pub(crate) fn check(
