@@ -194,38 +194,24 @@ pub(super) fn front(stored: u64, decoded: u64, end: u64, block: u64) -> Option<u
 
 /// What a read of the decompressed bytes `needed` of a chunk of `stored` bytes (elements of
 /// `element` bytes) takes once it fetched its `front`: the stored bytes it needs, what they hold,
-/// and the block table where the front held one; `None` where the front says the chunk does not
-/// hold those bytes.
+/// and the block table where the front held one (else the whole chunk).
 pub(super) fn after_front(
     front: &[u8],
     stored: usize,
     needed: Range<usize>,
     element: usize,
-) -> Option<(Range<usize>, Stored, Option<Arc<BlockTable>>)> {
-    if front.len() >= stored {
-        return Some((0..stored, Stored::Whole, None));
-    }
-    // A buffer Blosc stored without compression holds the elements as they are, after the header.
-    let header = front
-        .get(..HEADER)
-        .filter(|h| h[0] == FORMAT && h[2] & MEMCPYED != 0);
-    if header.is_some_and(|h| word(h, 12) == stored && word(h, 4) + HEADER == stored) {
-        let range = HEADER + needed.start..HEADER + needed.end;
-        let first = needed.start / element.max(1);
-        return (range.end <= stored).then_some((range, Stored::Elements(first), None));
-    }
+) -> (Range<usize>, Stored, Option<Arc<BlockTable>>) {
     let table = BlockTable::of_front(front, stored).and_then(|table| {
         let within = table.blocks(needed, element)?;
         Some((Arc::new(table), within))
     });
-    Some(match table {
-        Some((table, within)) => {
+    match table {
+        Some((table, within)) if front.len() < stored => {
             let blocks = Stored::Blocks(Arc::clone(&table), within.clone());
             (within, blocks, Some(table))
         }
-        // No table a part could be read by: the whole chunk.
-        None => (0..stored, Stored::Whole, None),
-    })
+        _ => (0..stored, Stored::Whole, None),
+    }
 }
 
 #[cfg(test)]

@@ -22,9 +22,6 @@ use super::shard::Kept;
 use crate::engine::blockwise::{MIN_ELEMENTS_PER_TASK, Output};
 use crate::parallel;
 
-/// The fewest bytes a thread decompresses on its own.
-const MIN_BYTES_PER_TASK: usize = 256 << 10;
-
 /// Whether `len` elements of a chunk of `elements` are few enough to be decoded without the rest
 /// (at most half of them: decoding a part costs more per element than decoding the whole).
 pub(super) fn worth_a_part(len: usize, elements: u64) -> bool {
@@ -36,7 +33,7 @@ pub(super) enum Stored {
     /// The whole stored chunk.
     Whole,
     /// The stored elements from this one (of the chunk, in C order) to the last the pieces need,
-    /// of a chunk stored by the `bytes` codec alone, or by Blosc without compression.
+    /// of a chunk stored by the `bytes` codec alone.
     Elements(usize),
     /// The Blosc blocks `within` the stored chunk, by its block table.
     Blocks(Arc<BlockTable>, Range<usize>),
@@ -211,31 +208,10 @@ fn span_of(
     if !handle.supports_partial_decode() {
         return Ok(None);
     }
-    let tasks = options
-        .concurrent_target()
-        .min(span.len() * size / MIN_BYTES_PER_TASK)
-        .max(1);
-    let per_task = span.len().div_ceil(tasks);
-    let part = |start: usize| {
-        let len = per_task.min(span.end - start);
-        let range = ByteRange::FromStart((start * size) as u64, Some((len * size) as u64));
-        match handle.partial_decode(range, options) {
-            Ok(Some(part)) if part.len() == len * size => Ok(part),
-            _ => Err(Fallback::StoredBytes),
-        }
-    };
-    let starts = span.clone().step_by(per_task);
-    let parts: Vec<Cow<'_, [u8]>> = if tasks > 1 {
-        parallel::map(starts.collect(), 1, part)
-            .into_iter()
-            .collect::<Result<_, _>>()?
-    } else {
-        starts.map(part).collect::<Result<_, _>>()?
-    };
-    let raw = if parts.len() == 1 {
-        parts.into_iter().next().expect("one part").into_owned()
-    } else {
-        parts.concat()
+    let range = ByteRange::FromStart((span.start * size) as u64, Some((span.len() * size) as u64));
+    let raw = match handle.partial_decode(range, options) {
+        Ok(Some(part)) if part.len() == span.len() * size => part.into_owned(),
+        _ => return Err(Fallback::StoredBytes),
     };
     elements(layout, Cow::Owned(raw), options).map(|part| Some(part.into_owned()))
 }
@@ -254,12 +230,13 @@ fn elements<'a>(
         .then(|| NonZeroU64::new((raw.len() / size) as u64))
         .flatten()
         .ok_or(Fallback::StoredBytes)?;
-    let bytes = layout.inner.array_to_bytes_codec();
-    bytes
-        .decode(raw, &[shape], &layout.stored, &layout.stored_fill, options)
-        .map_err(|_| Fallback::StoredBytes)?
-        .into_fixed()
-        .map_err(|_| Fallback::StoredBytes)
+    let (stored, fill) = (&layout.stored, &layout.stored_fill);
+    let decoded =
+        (layout.inner.array_to_bytes_codec()).decode(raw, &[shape], stored, fill, options);
+    decoded
+        .ok()
+        .and_then(|d| d.into_fixed().ok())
+        .ok_or(Fallback::StoredBytes)
 }
 
 /// A chunk's stored bytes as the input of the compressors' partial decoders, which lend the
@@ -291,9 +268,8 @@ impl BytesPartialDecoderTraits for Held {
                     ByteRange::FromStart(start, Some(n)) => Some((start, start.saturating_add(n))),
                     ByteRange::Suffix(n) => len.checked_sub(n).map(|start| (start, len)),
                 };
-                let part = bounds
-                    .and_then(|(start, end)| Some(to_usize(start)?..to_usize(end)?))
-                    .and_then(|range| self.0.get(range));
+                let at = bounds.and_then(|(start, end)| Some(to_usize(start)?..to_usize(end)?));
+                let part = at.and_then(|range| self.0.get(range));
                 part.map(Cow::Borrowed)
                     .ok_or_else(|| InvalidByteRangeError::new(range, len).into())
             })

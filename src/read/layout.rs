@@ -9,9 +9,7 @@ use zarrs::array::codec::{BytesCodec, CodecChain};
 use zarrs::array::{Array, ArrayMetadata, ArraySubset, CodecMetadataOptions, DataType, FillValue};
 use zarrs::metadata::v3::MetadataV3;
 use zarrs::plugin::{ExtensionName, ZarrVersion};
-use zarrs_metadata_ext::codec::sharding::{
-    ShardingCodecConfiguration, ShardingCodecConfigurationV1,
-};
+use zarrs_metadata_ext::codec::sharding::ShardingCodecConfigurationV1;
 
 use super::output::ChunkWork;
 use super::shard::Sharding;
@@ -19,7 +17,7 @@ use super::{Fallback, blosc};
 use crate::chain::step::Step;
 use crate::engine::{Composed, Kernel, blockwise};
 use crate::scale_offset::kernel::fused_decode;
-use crate::validate::element_codec;
+use crate::validate::{element_codec, sharding_configuration};
 
 /// Why a reader does not fuse an array's codec chain.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -198,25 +196,17 @@ fn chains<TStorage: ?Sized>(array: &Array<TStorage>, grid: &str) -> Result<Chain
         return Ok((None, outer.to_vec(), Arc::clone(&codecs)));
     }
     let unfused = |what: String| Err(Unfused::Layout(what));
-    let ArrayMetadata::V3(metadata) = array.metadata() else {
-        return unfused("Zarr V2 metadata".into());
+    let a2b = codecs.array_to_bytes_codec();
+    let Ok(Some(configuration)) = sharding_configuration(a2b) else {
+        return unfused(format!("chunks stored by {}", name(a2b.as_ref())));
     };
-    let a2b = &metadata.codecs[outer.len()];
-    if a2b.name() != "sharding_indexed" {
-        return unfused(format!("chunks stored by {}", a2b.name()));
-    } else if !codecs.bytes_to_bytes_codecs().is_empty() {
+    if !codecs.bytes_to_bytes_codecs().is_empty() {
         return unfused("bytes-to-bytes codecs after sharding_indexed".into());
     } else if grid != "regular" {
         return unfused(format!("shards on a {grid} chunk grid"));
     }
-    let inner = match a2b.to_typed_configuration() {
-        Ok(ShardingCodecConfiguration::V1(c)) => {
-            CodecChain::from_metadata(&c.codecs).ok().map(|i| (i, c))
-        }
-        _ => None,
-    };
-    let Some((inner, configuration)) = inner else {
-        return unfused("a sharding_indexed configuration zarrs reads itself".into());
+    let Ok(inner) = CodecChain::from_metadata(&configuration.codecs) else {
+        return unfused("inner codecs zarrs reads itself".into());
     };
     let a2b = inner.array_to_bytes_codec();
     if !a2b.as_any().is::<BytesCodec>() {
@@ -224,6 +214,12 @@ fn chains<TStorage: ?Sized>(array: &Array<TStorage>, grid: &str) -> Result<Chain
     }
     let a2a = [outer, inner.array_to_array_codecs()].concat();
     Ok((Some(configuration), a2a, Arc::new(inner)))
+}
+
+/// `kernels` (decodes, first codec first) one after the other, the last codec's first.
+fn composed(kernels: &[Arc<dyn Kernel>]) -> Option<Arc<dyn Kernel>> {
+    let compose = |first, next| Arc::new(Composed::new(next, first)) as Arc<dyn Kernel>;
+    kernels.iter().cloned().reduce(compose)
 }
 
 /// A sharding codec's configuration, the array-to-array codecs, and the stored chunks' codecs.
@@ -240,11 +236,7 @@ type Chains = (
 /// [`Fallback::MissingFill`] where there are no kernels or it fails to decode: zarrs then reads
 /// the inner chunks a shard does not hold, and reports what it finds.
 fn decoded_fill(kernels: &[Arc<dyn Kernel>], fill: &FillValue) -> Result<Vec<u8>, Fallback> {
-    let kernel = kernels
-        .iter()
-        .cloned()
-        .reduce(|first, next| Arc::new(Composed::new(next, first)))
-        .ok_or(Fallback::MissingFill)?;
+    let kernel = composed(kernels).ok_or(Fallback::MissingFill)?;
     let mut element = vec![0; kernel.sizes().1];
     blockwise::apply_into(kernel.as_ref(), fill.as_ne_bytes(), &mut element)
         .map_err(|_| Fallback::MissingFill)?;

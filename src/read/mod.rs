@@ -55,7 +55,7 @@ use shard::Kept;
 /// reader.retrieve_array_subset_into(&[2..6, 2..6], &mut values)?;
 /// assert_eq!(values[0], 0.5);
 /// // What a read did: here four chunks decoded on the fused path, in one round of requests.
-/// let report = reader.read_into(&[2..6, 2..6], &mut values, &Default::default())?;
+/// let report = reader.retrieve_array_subset_into(&[2..6, 2..6], &mut values)?;
 /// assert_eq!((report.decoded, report.rounds, report.through_zarrs.len()), (4, 1, 0));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -83,7 +83,7 @@ impl<'a, TStorage: ?Sized> FusedReader<'a, TStorage> {
     /// Keeps each shard's index once read, so that a later window within one inner chunk costs
     /// one request instead of two rounds (index, then chunk); and, of Blosc-compressed inner
     /// chunks, where their blocks lie, so that a later read of part of one fetches only its
-    /// blocks. At most 64 MiB (16 bytes per inner chunk and per Blosc block), the shards used
+    /// blocks. At most 64 MiB (16 bytes per inner chunk and per Blosc block), the shards kept
     /// longest ago let go first ([`Self::with_shard_index_cache_limit`]). As zarrs'
     /// `ArrayShardedExtCache`, for arrays not written meanwhile; no effect on unsharded arrays.
     #[must_use]
@@ -134,7 +134,8 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         }
     }
 
-    /// Reads `subset` of the array into `output` (C order), with default codec options.
+    /// Reads `subset` of the array into `output` (C order), with default codec options, and
+    /// says what the read did.
     ///
     /// Any subset zarrs' reads take (`&[0..512, 0..512]`), also one reaching beyond the array,
     /// whose elements there are the fill value.
@@ -146,9 +147,8 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         &self,
         subset: &dyn ArraySubsetTraits,
         output: &mut [T],
-    ) -> Result<(), ArrayError> {
-        self.read_into(subset, output, &CodecOptions::default())
-            .map(drop)
+    ) -> Result<ReadReport, ArrayError> {
+        self.retrieve_array_subset_into_opt(subset, output, &CodecOptions::default())
     }
 
     /// [`Self::retrieve_array_subset_into`] with `options`: as many chunks at once as their
@@ -157,19 +157,6 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
     /// # Errors
     /// As [`Self::retrieve_array_subset_into`].
     pub fn retrieve_array_subset_into_opt<T: Element + bytemuck::Pod>(
-        &self,
-        subset: &dyn ArraySubsetTraits,
-        output: &mut [T],
-        options: &CodecOptions,
-    ) -> Result<(), ArrayError> {
-        self.read_into(subset, output, options).map(drop)
-    }
-
-    /// [`Self::retrieve_array_subset_into_opt`], and what the read did.
-    ///
-    /// # Errors
-    /// As [`Self::retrieve_array_subset_into`].
-    pub fn read_into<T: Element + bytemuck::Pod>(
         &self,
         subset: &dyn ArraySubsetTraits,
         output: &mut [T],
@@ -253,10 +240,10 @@ impl<TStorage: ?Sized + zarrs::storage::AsyncReadableStorageTraits + 'static>
         &self,
         subset: &dyn ArraySubsetTraits,
         output: &mut [T],
-    ) -> Result<(), ArrayError> {
-        self.async_read_into(subset, output, &CodecOptions::default())
+    ) -> Result<ReadReport, ArrayError> {
+        let options = CodecOptions::default();
+        self.async_retrieve_array_subset_into_opt(subset, output, &options)
             .await
-            .map(drop)
     }
 
     /// [`Self::retrieve_array_subset_into_opt`] from an asynchronous store.
@@ -264,21 +251,6 @@ impl<TStorage: ?Sized + zarrs::storage::AsyncReadableStorageTraits + 'static>
     /// # Errors
     /// As [`Self::retrieve_array_subset_into`].
     pub async fn async_retrieve_array_subset_into_opt<T: Element + bytemuck::Pod>(
-        &self,
-        subset: &dyn ArraySubsetTraits,
-        output: &mut [T],
-        options: &CodecOptions,
-    ) -> Result<(), ArrayError> {
-        self.async_read_into(subset, output, options)
-            .await
-            .map(drop)
-    }
-
-    /// [`Self::read_into`] from an asynchronous store.
-    ///
-    /// # Errors
-    /// As [`Self::retrieve_array_subset_into`].
-    pub async fn async_read_into<T: Element + bytemuck::Pod>(
         &self,
         subset: &dyn ArraySubsetTraits,
         output: &mut [T],
@@ -322,7 +294,7 @@ impl<TStorage: ?Sized + zarrs::storage::AsyncReadableStorageTraits + 'static>
     ) -> Result<O, ArrayError> {
         let mut values =
             buffer::zeroed_for_read(element_count(subset)?, options.concurrent_target());
-        self.async_read_into(subset, &mut values, options).await?;
+        (self.async_retrieve_array_subset_into_opt(subset, &mut values, options)).await?;
         O::from_elements(values, subset.to_array_subset().shape(), sealed::Sealed)
     }
 }
@@ -382,19 +354,15 @@ impl<T: ElementOwned + bytemuck::Pod, D: ndarray::Dimension> FromFusedRead
         shape: &[u64],
         _: sealed::Sealed,
     ) -> Result<Self, ArrayError> {
-        let shape = shape
-            .iter()
-            .map(|&d| usize::try_from(d))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|_| ArrayError::Other(format!("the shape {shape:?} does not fit a usize")))?;
-        ndarray::ArrayD::from_shape_vec(shape.clone(), elements)
-            .map_err(|error| ArrayError::Other(format!("shape {shape:?}: {error}")))?
-            .into_dimensionality::<D>()
-            .map_err(|error| {
-                ArrayError::Other(format!(
-                    "a read of shape {shape:?} as an array of {} dimensions: {error}",
-                    D::NDIM.map_or_else(|| "any number of".to_string(), |n| n.to_string())
-                ))
+        let dimensions: Option<Vec<usize>> = shape.iter().map(|&d| d.try_into().ok()).collect();
+        let array = dimensions.and_then(|d| ndarray::ArrayD::from_shape_vec(d, elements).ok());
+        array
+            .and_then(|array| array.into_dimensionality::<D>().ok())
+            .ok_or_else(|| {
+                let dimensions = D::NDIM.map_or_else(|| "any number of".into(), |n| n.to_string());
+                let error =
+                    format!("a read of shape {shape:?} as an array of {dimensions} dimensions");
+                ArrayError::Other(error)
             })
     }
 }

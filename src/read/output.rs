@@ -1,6 +1,8 @@
 //! The output of a read cut into each chunk's runs (with `split_at_mut`, so that each chunk owns
 //! its pieces and chunks fill on different threads sharing nothing), and what fills them.
 
+use std::collections::BTreeSet;
+
 use zarrs::array::chunk_grid::api::ChunkGridTraits;
 use zarrs::array::{ArrayError, ArrayIndices, ArraySubset};
 
@@ -93,19 +95,18 @@ pub(super) fn split<'o>(
     })?;
     let mut works = Vec::new();
     for indices in &chunks.indices() {
-        let chunk = grid
-            .subset(&indices)?
-            .ok_or_else(|| ArrayError::InvalidChunkGridIndicesError(indices.to_vec()))?;
-        let overlap = chunk.overlap(subset)?;
-        let indices = indices.to_vec();
+        let missing = || ArrayError::InvalidChunkGridIndicesError(indices.to_vec());
+        let chunk = grid.subset(&indices)?.ok_or_else(missing)?;
+        let (overlap, indices) = (chunk.overlap(subset)?, indices.to_vec());
         let (pieces, start) = (Vec::new(), 0);
-        works.push(ChunkWork {
+        let work = ChunkWork {
             indices,
             chunk,
             overlap,
             pieces,
             start,
-        });
+        };
+        works.push(work);
     }
     let mut bands = Vec::new();
     let (mut works_rest, mut output_rest) = (works.as_mut_slice(), output);
@@ -126,20 +127,12 @@ pub(super) fn split<'o>(
 /// Starts each chunk's fill at a run of its own by `column` (its index along the last dimension,
 /// or its shard's), so that chunks side by side, filled at once, do not fault the same fresh pages
 /// of a new output from several threads at the same time.
-pub(super) fn stagger(works: &mut [ChunkWork<'_>], column: impl Fn(&ChunkWork<'_>) -> u64) {
-    if works.first().is_none_or(|work| work.indices.len() < 2) {
-        return;
-    }
-    let mut across: Vec<u64> = works.iter().map(&column).collect();
-    across.sort_unstable();
-    across.dedup();
-    let across = across.len() as u64;
-    if across < 2 {
-        return;
-    }
+pub(super) fn stagger(works: &mut [ChunkWork<'_>], column: impl Fn(&[u64]) -> u64) {
+    let columns: BTreeSet<u64> = works.iter().map(|w| column(&w.indices)).collect();
+    let across = columns.len() as u128;
     for work in works {
-        let at = u128::from(column(work) % across) * work.pieces.len() as u128;
-        work.start = usize::try_from(at / u128::from(across)).unwrap_or(0);
+        let at = u128::from(column(&work.indices)) % across * work.pieces.len() as u128 / across;
+        work.start = usize::try_from(at).unwrap_or(0);
     }
 }
 
@@ -156,25 +149,19 @@ fn bands_of(works: &[ChunkWork<'_>], subset: &ArraySubset, elements: usize) -> V
     let (mut bands, mut at, mut left) = (Vec::new(), subset.start()[dim], works);
     while let Some(first) = left.first() {
         let (start, extent) = range(first);
-        let count = left
-            .iter()
-            .take_while(|w| range(w) == (start, extent))
-            .count();
-        let Ok(band) = usize::try_from(extent * step) else {
+        let same = |work: &&ChunkWork<'_>| range(work) == (start, extent);
+        let count = left.iter().take_while(same).count();
+        let Some(band) = usize::try_from(extent * step).ok().filter(|_| start == at) else {
             return whole();
         };
-        if start != at {
-            return whole();
-        }
         bands.push((count, band));
         at = start + extent;
         left = &left[count..];
     }
-    if at == subset.start()[dim] + shape[dim] {
-        bands
-    } else {
-        whole()
+    if at != subset.start()[dim] + shape[dim] {
+        return whole();
     }
+    bands
 }
 
 /// Gives each of `works` its pieces of `output` (the output elements from `first` on: exactly the
@@ -203,16 +190,13 @@ fn place<'o>(
             runs
         })
         .collect();
-    let row = subset
-        .shape()
-        .last()
-        .map_or(1, |&n| usize::try_from(n).unwrap_or(usize::MAX));
+    let last_extent = subset.shape().last().copied();
+    let row = last_extent.map_or(1, |n| usize::try_from(n).unwrap_or(usize::MAX));
     let count = works.len();
     let mut next = vec![0usize; count];
     let starts_at = |index: usize, next: &[usize], at: usize| {
-        chunk_runs[index]
-            .get(next[index])
-            .is_some_and(|&(_, out, _)| out == at)
+        let run = chunk_runs[index].get(next[index]);
+        run.is_some_and(|&(_, out, _)| out == at)
     };
     let (mut last, mut row_first, mut rest, mut at) = (count.saturating_sub(1), 0, output, first);
     while !rest.is_empty() {
@@ -231,10 +215,7 @@ fn place<'o>(
         works[index].pieces.push((input, piece));
         (rest, at, last) = (tail, at + len, index);
     }
-    let covered = next
-        .iter()
-        .zip(&chunk_runs)
-        .all(|(&n, runs)| n == runs.len());
+    let covered = next.iter().zip(&chunk_runs).all(|(&n, r)| n == r.len());
     assert!(covered, "the runs of the chunks cover the output");
 }
 
@@ -338,7 +319,7 @@ mod tests {
                 format!(r#"{{"name": "regular", "configuration": {{"chunk_shape": {chunk}}}}}"#);
             let mut output = Vec::new();
             let (_, mut works) = works(shape, &grid, ranges, &mut output, 1);
-            stagger(&mut works, |work| *work.indices.last().unwrap());
+            stagger(&mut works, |indices| *indices.last().unwrap());
             works.iter().map(|work| work.start).collect::<Vec<_>>()
         };
         // 4 chunks of 8 rows across: starts at rows 0, 2, 4 and 6, in each band.

@@ -81,20 +81,17 @@ impl<'o> Outcome<'o> {
 
     /// A request for a chunk's bytes (the first byte and length of `key` it asks for; all of them
     /// where `None`), which are `part`.
-    fn fetch(
-        &mut self,
-        key: &StoreKey,
-        range: Option<(u64, u64)>,
-        work: ChunkWork<'o>,
-        part: Part,
-    ) {
-        let range = range.map(|(start, len)| ByteRange::FromStart(start, Some(len)));
+    fn fetch(&mut self, key: &StoreKey, at: Option<(u64, u64)>, work: ChunkWork<'o>, part: Part) {
+        let range = at.map(|(start, len)| ByteRange::FromStart(start, Some(len)));
         let then = Then::Chunks(vec![(0, usize::MAX, work, part)]);
-        self.next.push(Fetch {
-            key: key.clone(),
-            range,
-            then,
-        });
+        self.next.push(Fetch::new(key, range, then));
+    }
+}
+
+impl<'o> Fetch<'o> {
+    fn new(key: &StoreKey, range: Option<ByteRange>, then: Then<'o>) -> Self {
+        let key = key.clone();
+        Self { key, range, then }
     }
 }
 
@@ -114,7 +111,7 @@ pub(super) fn start<'o, TStorage: ?Sized>(
     let mut outcome = Outcome::default();
     let Some(sharding) = &layout.shards else {
         let mut works = split(&***array.chunk_grid(), subset, output, out_size, threads)?;
-        stagger(&mut works, |work| work.indices.last().copied().unwrap_or(0));
+        stagger(&mut works, |indices| indices.last().copied().unwrap_or(0));
         for work in works {
             let (range, stored) = match stored_part(layout, &work, None) {
                 Some((start, len, first)) => (Some((start, len)), Stored::Elements(first)),
@@ -126,8 +123,9 @@ pub(super) fn start<'o, TStorage: ?Sized>(
         return Ok(outcome);
     };
     let mut works = split(&sharding.grid, subset, output, out_size, threads)?;
-    let column = |work: &ChunkWork<'_>| sharding.shard_of(&work.indices).last().copied();
-    stagger(&mut works, |work| column(work).unwrap_or(0));
+    stagger(&mut works, |at| {
+        sharding.shard_of(at).last().copied().unwrap_or(0)
+    });
     // By shard, in C order: the order in which the works meet them.
     let mut shards: BTreeMap<ArrayIndices, Vec<_>> = BTreeMap::new();
     for work in works {
@@ -143,10 +141,8 @@ pub(super) fn start<'o, TStorage: ?Sized>(
             }
             _ => {
                 let whole = whole(layout.compressed());
-                let (range, then) = (
-                    (!whole).then_some(sharding.index_range),
-                    Then::Shard(shard, whole, works),
-                );
+                let range = (!whole).then_some(sharding.index_range);
+                let then = Then::Shard(shard, whole, works);
                 outcome.next.push(Fetch { key, range, then });
             }
         }
@@ -168,16 +164,15 @@ pub(super) fn indexes<'o, TStorage: ?Sized>(
     let (Some(sharding), Some(kept)) = (&context.layout.shards, context.kept) else {
         return Ok(outcome);
     };
-    let shards = array
-        .chunks_in_array_subset(subset)?
-        .ok_or_else(|| ArrayError::InvalidArraySubset(subset.clone(), array.shape().to_vec()))?;
+    let outside = || ArrayError::InvalidArraySubset(subset.clone(), array.shape().to_vec());
+    let shards = array.chunks_in_array_subset(subset)?.ok_or_else(outside)?;
     for shard in &shards.indices() {
         if kept.index(&shard).is_none() {
-            outcome.next.push(Fetch {
-                key: array.chunk_key(&shard),
-                range: Some(sharding.index_range),
-                then: Then::Shard(shard.to_vec(), false, Vec::new()),
-            });
+            let then = Then::Shard(shard.to_vec(), false, Vec::new());
+            let range = Some(sharding.index_range);
+            outcome
+                .next
+                .push(Fetch::new(&array.chunk_key(&shard), range, then));
         }
     }
     Ok(outcome)
@@ -230,13 +225,12 @@ fn in_shard<'o>(
             _ => runs.push((start, start + len, vec![(0, to_usize(len), work, part)])),
         }
     }
-    outcome
-        .next
-        .extend(runs.into_iter().map(|(first, end, parts)| Fetch {
-            key: key.clone(),
-            range: Some(ByteRange::FromStart(first, Some(end - first))),
-            then: Then::Chunks(parts),
-        }));
+    for (first, end, parts) in runs {
+        let range = ByteRange::FromStart(first, Some(end - first));
+        outcome
+            .next
+            .push(Fetch::new(key, Some(range), Then::Chunks(parts)));
+    }
     outcome.merge(each(decodes, context, |(work, part, bytes), context| {
         answer_chunk(key, work, part, Some(bytes), context)
     }));
@@ -342,11 +336,7 @@ fn answer_chunk<'o>(
         Part::Bytes(stored, held) => (stored, Bytes::from([&held[..], &bytes[..]].concat())),
         Part::Front(size, offset, needed) => {
             let element = layout.blocks.map_or(1, |(element, _)| element);
-            let Some((range, stored, table)) = blosc::after_front(&bytes, size, needed, element)
-            else {
-                outcome.zarrs.push((work, Fallback::StoredBytes));
-                return outcome;
-            };
+            let (range, stored, table) = blosc::after_front(&bytes, size, needed, element);
             keep(&work, table);
             let held = bytes.slice(range.start.min(bytes.len())..range.end.min(bytes.len()));
             if range.end > bytes.len() {

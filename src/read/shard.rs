@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::num::NonZeroU64;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use zarrs::array::chunk_grid::RegularChunkGrid;
 use zarrs::array::codec::api::{ArrayToBytesCodecTraits, BytesRepresentation};
@@ -99,19 +99,18 @@ impl Sharding {
 
     /// The shard holding the inner chunk at `inner` (indices on the inner grid).
     pub(super) fn shard_of(&self, inner: &[u64]) -> ArrayIndices {
+        let per_shard = self.per_shard.iter();
         inner
             .iter()
-            .zip(&self.per_shard)
+            .zip(per_shard)
             .map(|(i, n)| i / n.get())
             .collect()
     }
 
     /// The position of the inner chunk at `inner` in its shard's index (C order).
     pub(super) fn position(&self, inner: &[u64]) -> usize {
-        let at = inner
-            .iter()
-            .zip(&self.per_shard)
-            .fold(0u64, |at, (i, n)| at * n.get() + i % n.get());
+        let per_shard = inner.iter().zip(&self.per_shard);
+        let at = per_shard.fold(0u64, |at, (i, n)| at * n.get() + i % n.get());
         usize::try_from(at).expect("an index held in memory")
     }
 
@@ -172,7 +171,7 @@ impl Sharding {
 /// What a reader keeps of the shards it read
 /// ([`FusedReader::with_shard_index_cache`](super::FusedReader::with_shard_index_cache)): the
 /// index of each shard and the block tables of its Blosc-compressed inner chunks, at most `limit`
-/// bytes of them; beyond, the shards used longest ago are let go.
+/// bytes of them; beyond, the shards kept longest ago are let go.
 pub(super) struct Kept {
     limit: usize,
     state: Mutex<State>,
@@ -203,31 +202,18 @@ impl Kept {
 
     /// What is kept, also after another thread panicked holding it (each change leaves whole
     /// entries; at worst a count of bytes off by one entry's).
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// What is kept of `shard`, with `f`, the shard counted as used now.
-    fn with<R>(&self, shard: &[u64], f: impl FnOnce(&mut KeptShard) -> R) -> Option<R> {
-        let mut state = self.state();
-        state.clock += 1;
-        let clock = state.clock;
-        let kept = state.shards.get_mut(shard)?;
-        kept.used = clock;
-        Some(f(kept))
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The index of `shard`, where it is kept.
     pub(super) fn index(&self, shard: &[u64]) -> Option<Arc<[u64]>> {
-        self.with(shard, |kept| Arc::clone(&kept.entries))
+        (self.state().shards.get(shard)).map(|kept| Arc::clone(&kept.entries))
     }
 
     /// The block table of the inner chunk at `position` of `shard`, where it is kept.
     pub(super) fn table(&self, shard: &[u64], position: usize) -> Option<Arc<BlockTable>> {
-        self.with(shard, |kept| kept.tables.get(&position).cloned())
-            .flatten()
+        (self.state().shards.get(shard)).and_then(|kept| kept.tables.get(&position).cloned())
     }
 
     /// Keeps `entries`, the index of `shard` (with the block tables kept of it where it is the
@@ -245,9 +231,8 @@ impl Kept {
         };
         match state.shards.insert(shard.to_vec(), kept) {
             Some(old) if old.entries == *entries => {
-                state
-                    .shards
-                    .insert(shard.to_vec(), KeptShard { used, ..old });
+                let again = KeptShard { used, ..old };
+                state.shards.insert(shard.to_vec(), again);
             }
             Some(old) => state.bytes = state.bytes - old.bytes + bytes,
             None => state.bytes += bytes,
@@ -263,26 +248,20 @@ impl Kept {
             return;
         };
         let bytes = table.bytes();
-        let old = kept
-            .tables
-            .insert(position, table)
-            .map_or(0, |old| old.bytes());
+        let old = kept.tables.insert(position, table).map_or(0, |t| t.bytes());
         kept.bytes = kept.bytes + bytes - old;
         state.bytes = state.bytes + bytes - old;
         self.trim(&mut state);
     }
 
-    /// Lets the shards used longest ago go, to three quarters of the limit, where the kept ones
+    /// Lets the shards kept longest ago go, to three quarters of the limit, where the kept ones
     /// hold more than the limit.
     fn trim(&self, state: &mut State) {
         if state.bytes <= self.limit {
             return;
         }
-        let mut by_use: Vec<(u64, ArrayIndices)> = state
-            .shards
-            .iter()
-            .map(|(key, kept)| (kept.used, key.clone()))
-            .collect();
+        let shards = state.shards.iter();
+        let mut by_use: Vec<_> = shards.map(|(key, kept)| (kept.used, key.clone())).collect();
         by_use.sort_unstable();
         for (_, key) in by_use {
             if state.bytes <= self.limit / 4 * 3 {

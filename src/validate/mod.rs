@@ -5,6 +5,7 @@ mod checked;
 mod walk;
 
 pub use checked::CheckedArray;
+pub(crate) use walk::sharding_configuration;
 
 use std::sync::Arc;
 
@@ -66,7 +67,7 @@ fn uses_these_codecs(chain: &CodecChain) -> Result<bool, ArrayError> {
     }) {
         return Ok(true);
     }
-    match walk::sharding_configuration(chain.array_to_bytes_codec())? {
+    match sharding_configuration(chain.array_to_bytes_codec())? {
         Some(sharding) => {
             let inner = CodecChain::from_metadata(&sharding.codecs)
                 .map_err(|error| CodecError::Other(error.to_string()))?;

@@ -170,7 +170,7 @@ fn walk(
 }
 
 /// The configuration of `codec` if it is `sharding_indexed`.
-pub(super) fn sharding_configuration(
+pub(crate) fn sharding_configuration(
     codec: &Arc<dyn ArrayToBytesCodecTraits>,
 ) -> Result<Option<ShardingCodecConfigurationV1>, ArrayError> {
     if codec.name(ZarrVersion::V3).as_deref() != Some("sharding_indexed") {

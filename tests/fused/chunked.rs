@@ -135,7 +135,7 @@ fn parts_of_blosc_chunks_read_the_same_whatever_blosc_counts_as_an_element() {
                 let expected: Vec<f64> = twin.retrieve_array_subset(&window).unwrap();
                 let mut got = vec![0f64; expected.len()];
                 let report = reader
-                    .read_into(&window, &mut got, &CodecOptions::default())
+                    .retrieve_array_subset_into_opt(&window, &mut got, &CodecOptions::default())
                     .unwrap();
                 let subset = ArraySubset::new_with_ranges(&window);
                 assert_path(&report, &subset, &[], &format!("{type_size} {shuffle}"));

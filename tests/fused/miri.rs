@@ -75,7 +75,9 @@ fn a_small_array_writes_and_reads_back_through_zarrs_and_the_fused_reader() {
     // Into a buffer of a pattern no read writes, on the fused path, and into a new vector.
     let reader = FusedReader::new(&array);
     let mut into = vec![f64::from_bits(0xAAAA_AAAA_AAAA_AAAA); 12];
-    let report = reader.read_into(&[2..5, 1..5], &mut into, &one).unwrap();
+    let report = reader
+        .retrieve_array_subset_into_opt(&[2..5, 1..5], &mut into, &one)
+        .unwrap();
     assert_eq!((report.decoded, report.through_zarrs.len()), (1, 0));
     let part: Vec<f64> = (2..5)
         .flat_map(|row| (1..5).map(move |column| row * 5 + column))

@@ -251,8 +251,13 @@ fn synchronous_and_asynchronous_reads_make_the_same_requests() {
                 let options = CodecOptions::default().with_concurrent_target(3);
                 let (mut sync_values, mut async_values) =
                     (vec![0f64; elements], vec![0f64; elements]);
-                let sync_report = sync_reader.read_into(&subset, &mut sync_values, &options);
-                let async_read = async_reader.async_read_into(&subset, &mut async_values, &options);
+                let sync_report =
+                    sync_reader.retrieve_array_subset_into_opt(&subset, &mut sync_values, &options);
+                let async_read = async_reader.async_retrieve_array_subset_into_opt(
+                    &subset,
+                    &mut async_values,
+                    &options,
+                );
                 let (sync_report, async_report) =
                     (sync_report.unwrap(), block_on(async_read).unwrap());
                 let context = format!("{name}, keeping {keeping}, {window:?}");

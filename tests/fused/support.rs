@@ -133,7 +133,7 @@ fn read_typed<S: ?Sized + ReadableStorageTraits + 'static>(
         let mut out = prefilled();
         let one = CodecOptions::default().with_concurrent_target(1);
         let into = reader
-            .read_into(subset, &mut out, &one)
+            .retrieve_array_subset_into_opt(subset, &mut out, &one)
             .map(|report| (bytemuck::cast_slice::<T, u8>(&out).to_vec(), report));
         // On several threads (chunks at once, and the pieces of large chunks), into a buffer
         // and into a new vector: the same bytes, or the same error.
@@ -141,7 +141,7 @@ fn read_typed<S: ?Sized + ReadableStorageTraits + 'static>(
         let mut out = prefilled();
         let into_parallel = reader
             .retrieve_array_subset_into_opt(subset, &mut out, &parallel)
-            .map(|()| bytemuck::cast_slice::<T, u8>(&out).to_vec());
+            .map(|_| bytemuck::cast_slice::<T, u8>(&out).to_vec());
         let vec = reader
             .retrieve_array_subset_opt::<Vec<T>>(subset, &parallel)
             .map(|values| bytemuck::cast_slice::<T, u8>(&values).to_vec());

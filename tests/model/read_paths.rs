@@ -18,7 +18,8 @@ fn fused_read(
     ) -> Result<Vec<u8>, String> {
         let mut out = vec![T::zeroed(); usize::try_from(subset.num_elements()).unwrap()];
         let reader = FusedReader::new(array);
-        let report = reader.read_into(subset, &mut out, &CodecOptions::default());
+        let report =
+            reader.retrieve_array_subset_into_opt(subset, &mut out, &CodecOptions::default());
         let report = report.map_err(|e| e.to_string())?;
         let expected: Vec<Fallback> = match reader.unfused() {
             Some(unfused) => vec![Fallback::Unfused(unfused.clone())],
