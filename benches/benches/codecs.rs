@@ -157,8 +157,7 @@ fn scale_offset(c: &mut Criterion) {
             in_size: 4,
             out_size: 4,
         },
-        // Without an offset, the decodes without the two-part correction: float64 checks each
-        // quotient, float32 its results for an overflow.
+        // Without an offset: the decodes whose scale alone decides whether a result can overflow.
         Pass {
             id: "decode/f64/scale_only",
             codec: SCALE_ONLY,

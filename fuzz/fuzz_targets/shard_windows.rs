@@ -14,7 +14,7 @@
 //!
 //! The inner chunks are large enough for every way `FusedReader` fetches part of one: the blocks a
 //! kept table names, the front of a chunk whose blocks are not yet known (and the rest where they
-//! end past it), the elements of a chunk stored without compression.
+//! end past it, or where the front holds no usable table).
 
 #![no_main]
 

@@ -50,10 +50,6 @@ impl_codec_traits!(CastValueCodec, CastValueCodecConfiguration);
 
 #[cfg_attr(feature = "async", async_trait::async_trait)]
 impl ArrayToArrayCodecTraits for CastValueCodec {
-    fn into_dyn(self: Arc<Self>) -> Arc<dyn ArrayToArrayCodecTraits> {
-        self
-    }
-
     fn encoded_data_type(&self, decoded_data_type: &DataType) -> Result<DataType, CodecError> {
         self.bound(decoded_data_type)?;
         Ok(self.settings.target_data_type.clone())

@@ -5,9 +5,7 @@
 //! into a function with AVX2 and FMA enabled and once more with AVX-512 (F, VL, DQ, BW); the best
 //! copy the CPU can run is chosen once. (A trait rather than a closure: inlining is then
 //! guaranteed, not a heuristic.) The results are the same on every path: no approximate
-//! instructions, and fused multiply-adds only where they are exact by construction (the decode's
-//! division, [`division`](crate::scale_offset::division), which takes them only where
-//! [`Isa::has_fma`] says they run in hardware). The tests run every kernel on every path the CPU
+//! instructions and no fused multiply-adds. The tests run every kernel on every path the CPU
 //! offers.
 
 use std::sync::OnceLock;
@@ -54,15 +52,6 @@ impl Isa {
             }
         }
         sets
-    }
-
-    /// Whether fused multiply-adds run in hardware here (rather than as a library call).
-    pub(crate) fn has_fma(self) -> bool {
-        match self.0 {
-            Set::Portable => cfg!(target_feature = "fma"),
-            #[cfg(target_arch = "x86_64")]
-            Set::Avx2 | Set::Avx512 => true,
-        }
     }
 
     /// Runs `kernel`'s loop over one block, compiled for this instruction set.

@@ -25,6 +25,7 @@ use zarrs::array::data_type as dt;
 
 /// `2^exponent`, exactly, for the exponents of normal float64 values (`f64::powi` promises no
 /// precision, and Miri gives it none).
+#[cfg(test)]
 pub(crate) const fn pow2(exponent: i32) -> f64 {
     assert!(-1022 <= exponent && exponent <= 1023, "a normal float64");
     #[expect(clippy::cast_sign_loss, reason = "the biased exponent, 1 to 2046")]
@@ -56,17 +57,6 @@ impl IntFormat {
             (1i128 << (self.bits - 1)) - 1
         } else {
             (1i128 << self.bits) - 1
-        }
-    }
-}
-
-impl NumericType {
-    /// The integer format, for integer types.
-    #[cfg(test)]
-    pub(crate) const fn int_format(self) -> Option<IntFormat> {
-        match self.kind() {
-            Kind::Int(format) => Some(format),
-            Kind::Float(_) => None,
         }
     }
 }

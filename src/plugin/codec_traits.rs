@@ -125,10 +125,15 @@ macro_rules! impl_codec_traits {
 }
 pub(crate) use impl_codec_traits;
 
-/// `encode` and `decode` of `ArrayToArrayCodecTraits`, forwarded to the codec's `convert` with
-/// the direction.
+/// `into_dyn` of `ArrayToArrayCodecTraits`, and `encode` and `decode`, forwarded to the codec's
+/// `convert` with the direction.
 macro_rules! forward_encode_decode {
     () => {
+        fn into_dyn(
+            self: std::sync::Arc<Self>,
+        ) -> std::sync::Arc<dyn zarrs::array::codec::api::ArrayToArrayCodecTraits> {
+            self
+        }
         $crate::plugin::codec_traits::forward_encode_decode!(@one encode Encode);
         $crate::plugin::codec_traits::forward_encode_decode!(@one decode Decode);
     };

@@ -22,9 +22,11 @@ use crate::element::scale_offset::element;
 use crate::engine::simd::Isa;
 use crate::engine::{Kernel, blockwise};
 use crate::error::Error;
+use crate::numeric::RoundingMode::NearestEven;
 use crate::numeric::fault::ElementFault;
 use crate::numeric::{
-    NumericType, Value, decode, element_bits, numeric_type, parse_scalar, write_element_bits,
+    NumericType, Value, decode, element_bits, encode, numeric_type, parse_scalar,
+    write_element_bits,
 };
 use crate::plugin::binding::Binding;
 use crate::plugin::codec_traits::{check_fill_size, check_length};
@@ -232,22 +234,11 @@ impl ScaleOffsetCodec {
         let p = bound.parameters;
         let encoded =
             element(t, Direction::Encode, p, bits).or_else(|fault| match fault.encoded {
-                Some(y) => Ok(crate::numeric::encode(
-                    y,
-                    t.kind(),
-                    crate::numeric::RoundingMode::NearestEven,
-                    None,
-                )
-                .expect("an encoded value of the type")),
+                // Taken: reading needs only the encoded fill value.
+                Some(y) => Ok(encode(y, t.kind(), NearestEven, None).expect("a value of the type")),
                 _ => Err(error(format!(
                     "cannot be encoded: {}",
-                    reason(
-                        bound.data_type,
-                        bound.parameters,
-                        Direction::Encode,
-                        x,
-                        fault
-                    )
+                    reason(t, p, Direction::Encode, x, fault)
                 ))),
             })?;
         let mut out = vec![0u8; t.size()];

@@ -48,10 +48,6 @@ impl_codec_traits!(ScaleOffsetCodec, ScaleOffsetCodecConfiguration);
 
 #[cfg_attr(feature = "async", async_trait::async_trait)]
 impl ArrayToArrayCodecTraits for ScaleOffsetCodec {
-    fn into_dyn(self: Arc<Self>) -> Arc<dyn ArrayToArrayCodecTraits> {
-        self
-    }
-
     fn encoded_data_type(&self, decoded_data_type: &DataType) -> Result<DataType, CodecError> {
         self.bound(decoded_data_type)?;
         Ok(decoded_data_type.clone())

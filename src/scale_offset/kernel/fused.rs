@@ -1,20 +1,18 @@
 //! One loop for the most common chain's decode: stored integers cast to float32 or float64 (with
 //! at most one `scalar_map` entry, such as `0 → NaN`) and then `(x / scale) + offset`, as a
 //! hand-written loop would do it (the division as
-//! [`Streaming`](crate::scale_offset::kernel::division::Streaming) chooses it).
+//! [`Division`](crate::scale_offset::kernel::division::Division) chooses it).
 //!
 //! It is used only where it gives exactly what the two codecs give one after the other: the
 //! integer type converts exactly to the float (so the cast is the hardware conversion), and a
-//! block holding an element beyond the magnitude up to which the arithmetic cannot overflow, or
-//! whose quotient may be inexact, goes through the codecs' own kernels instead.
+//! block holding an element whose decode overflows goes through the codecs' own kernels instead.
 
 use std::sync::Arc;
 
 use num_traits::AsPrimitive;
 
-use super::division::{Quotient, Streaming};
-use super::float::{decode_block, safe_magnitude};
-use crate::Direction;
+use super::division::{Division, Quotient};
+use super::float::decode_block;
 use crate::element::cast_value::ElementCast;
 use crate::element::scale_offset::Parameters;
 use crate::engine::simd::Isa;
@@ -29,8 +27,6 @@ struct FusedDecode<S, F: HwFloat, Q> {
     entry: Option<(S, F)>,
     quotient: Q,
     offset: F,
-    /// Elements of a larger magnitude go through `fallback`.
-    safe: F,
     /// Whether the decode of some dividend can overflow (see [`Quotient::may_overflow`]).
     overflows: bool,
     fallback: Arc<dyn Kernel>,
@@ -53,7 +49,7 @@ where
 
     #[inline(always)]
     fn block<'a>(&self, input: &[S], output: Slots<'a, F>) -> (Written<'a, F>, bool) {
-        let setting = (self.offset, self.safe, self.overflows);
+        let setting = (self.offset, self.overflows);
         match self.entry {
             Some((key, value)) => {
                 let dividend = |x: S| if x == key { value } else { x.as_() };
@@ -134,14 +130,7 @@ where
     };
     let offset = parameter(parameters.offset, F::zero())?;
     let scale = parameter(parameters.scale, F::one())?;
-    let safe = safe_magnitude(
-        Direction::Decode,
-        offset.to_f64(),
-        scale.to_f64(),
-        F::max_value().to_f64(),
-    )?;
     let isa = Isa::best();
-    let safe = F::from_f64(safe);
     // The largest finite dividend: an integer of the stored type, or the entry's value.
     let integers: [F; 2] = [S::min_value().as_(), S::max_value().as_()];
     let largest = entry
@@ -158,15 +147,14 @@ where
                 entry,
                 quotient,
                 offset,
-                safe,
                 overflows: quotient.may_overflow(largest, offset),
                 fallback: Arc::clone(fallback),
                 isa,
             })
         }};
     }
-    Some(match Streaming::new(scale) {
-        Streaming::Hardware(q) => fused!(q),
-        Streaming::Widened(q) => fused!(q),
+    Some(match Division::new(scale) {
+        Division::Hardware(q) => fused!(q),
+        Division::Widened(q) => fused!(q),
     })
 }

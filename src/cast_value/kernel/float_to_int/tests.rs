@@ -1,7 +1,6 @@
 //! The fast path of float → integer casts of up to 32 bits: what it leaves undecided.
 
 use super::*;
-use crate::numeric::NumericType;
 
 /// The fast path's output and whether it left the block undecided.
 fn convert(fast: &FloatToInt<f64, u8, f64>, input: &[f64]) -> (Vec<u8>, bool) {
@@ -12,7 +11,10 @@ fn convert(fast: &FloatToInt<f64, u8, f64>, input: &[f64]) -> (Vec<u8>, bool) {
 
 #[test]
 fn only_what_the_fast_path_cannot_decide_is_left_undecided() {
-    let uint8 = NumericType::UInt8.int_format().unwrap();
+    let uint8 = IntFormat {
+        bits: 8,
+        signed: false,
+    };
     let floor = FloatToInt::new(uint8, RoundingMode::TowardsNegative, None, None);
     // Both zeros and the edges of the range are decided; -0 minus a +0 threshold is -0.
     assert_eq!(

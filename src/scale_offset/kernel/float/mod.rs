@@ -2,9 +2,8 @@
 //! the type's own arithmetic, one vectorised pass per block.
 //!
 //! The pass also notes whether an element lies beyond a magnitude up to which nothing can
-//! overflow (the decode of an encoded element included) and, when decoding, whether the
-//! quotient might be inexact (see [`division`](super::division)); such elements go through the
-//! exact element function.
+//! overflow (the decode of an encoded element included), or, when decoding, whether a result
+//! overflowed; such elements go through the exact element function.
 
 use num_traits::Zero;
 
@@ -38,32 +37,19 @@ pub(crate) struct FloatKernel<F: HwFloat, Q> {
 
 /// Binds `$kernel` to the float kernel of `$t` (of storage `$F`, float32 or float64) in
 /// `$direction` with `$parameters`, for loops on `$isa`, and evaluates `$body` with it: the kernel
-/// type is chosen here, by the division [`Division::new`](super::division::Division::new) picks
-/// for the decode (an encode divides
-/// by nothing and takes the hardware division's type).
+/// type is chosen here, by the division [`Division::new`](super::division::Division::new) picks.
 macro_rules! float_kernel {
     ($F:ty, $t:expr, $direction:expr, $parameters:expr, $isa:expr, |$kernel:ident| $body:expr) => {{
-        use $crate::scale_offset::kernel::division::{Division, Hardware, Streaming};
+        use $crate::scale_offset::kernel::division::Division;
         use $crate::scale_offset::kernel::float::FloatKernel;
         let (t, direction, parameters, isa) = ($t, $direction, $parameters, $isa);
-        let (offset, scale) = FloatKernel::<$F, ()>::offset_and_scale(t, parameters);
-        match Division::<$F>::new(scale, offset, isa) {
-            Division::Streaming(Streaming::Widened(q))
-                if direction == $crate::Direction::Decode =>
-            {
+        let (_, scale) = FloatKernel::<$F, ()>::offset_and_scale(t, parameters);
+        match Division::<$F>::new(scale) {
+            Division::Widened(q) => {
                 let $kernel = FloatKernel::<$F, _>::new(t, direction, parameters, isa, q);
                 $body
             }
-            Division::Compensated(q) if direction == $crate::Direction::Decode => {
-                let $kernel = FloatKernel::<$F, _>::new(t, direction, parameters, isa, q);
-                $body
-            }
-            Division::CompensatedSmall(q) if direction == $crate::Direction::Decode => {
-                let $kernel = FloatKernel::<$F, _>::new(t, direction, parameters, isa, q);
-                $body
-            }
-            _ => {
-                let q = Hardware::new(scale);
+            Division::Hardware(q) => {
                 let $kernel = FloatKernel::<$F, _>::new(t, direction, parameters, isa, q);
                 $body
             }
@@ -133,9 +119,9 @@ impl<F: HwFloat, Q: Quotient<F>> FloatKernel<F, Q> {
     /// The arithmetic of the leading elements of `data` where they are, run by run up to the
     /// first run holding an element for the exact path; returns how many elements it converted.
     ///
-    /// A run is checked (the sign bits of `safe - |x|`, and a decode's quotient flags) while it
-    /// is in the L1 cache and then converted where it is; a decode that needs no check converts
-    /// everything at once ([`decode_in_place`]).
+    /// A run is checked (the sign bits of `safe - |x|`) while it is in the L1 cache and then
+    /// converted where it is; a decode that needs no check converts everything at once
+    /// ([`decode_in_place`]).
     #[inline(always)]
     fn compute_in_place(&self, data: &mut [F]) -> usize {
         let (offset, scale, safe) = (self.offset, self.scale, self.safe);
@@ -145,62 +131,44 @@ impl<F: HwFloat, Q: Quotient<F>> FloatKernel<F, Q> {
                 |x| (safe - x.abs()).encoding(),
                 |x| (x - offset) * scale,
             ),
-            Direction::Decode => decode_in_place(self.quotient, data, offset, safe, self.overflows),
+            Direction::Decode => {
+                decode_in_place(self.quotient, data, (offset, safe, self.overflows))
+            }
         }
-    }
-
-    /// Whether the quotient is correctly rounded for every element.
-    #[cfg(test)]
-    #[expect(
-        clippy::unused_self,
-        reason = "asked of a kernel float_kernel! chose, whose type the tests do not name"
-    )]
-    pub(crate) fn correctly_rounded(&self) -> bool {
-        Q::CORRECTLY_ROUNDED
     }
 
     /// Whether the element needs the exact path.
     fn needs_exact(&self, x: F) -> bool {
-        x.abs() > self.safe || (self.direction == Direction::Decode && !self.quotient.is_exact(x))
+        x.abs() > self.safe
     }
 }
 
 /// The decode of a block by `quotient`: `(d / scale) + offset` for the dividend `d = dividend(x)`
 /// of each element `x` (the element itself, or in the fused read a stored integer converted to
-/// the float, with at most one `scalar_map` entry applied); returns whether some `|d|` exceeds
-/// `safe` or some quotient may be inexact, or with a correctly rounded quotient, whether some
-/// result is infinite (unless `overflows` is false: then no result needs a check).
+/// the float, with at most one `scalar_map` entry applied); returns whether some result is
+/// infinite, where some may be (`overflows`): where the decode overflowed (and where `d` was
+/// infinite); every such element lies beyond the kernel's safe magnitude, where the exact path
+/// takes it.
 #[inline(always)]
 pub(crate) fn decode_block<'o, S: Copy, F: HwFloat, Q: Quotient<F>>(
     quotient: Q,
     dividend: impl Fn(S) -> F,
-    (offset, safe, overflows): (F, F, bool),
+    (offset, overflows): (F, bool),
     input: &[S],
     output: Slots<'o, F>,
 ) -> (Written<'o, F>, bool) {
-    if Q::CORRECTLY_ROUNDED && !overflows {
-        let written = output.fill(input, |x| quotient.quotient(dividend(x)).0 + offset);
+    if !overflows {
+        let written = output.fill(input, |x| quotient.quotient(dividend(x)) + offset);
         return (written, false);
     }
-    // The sign bits of `safe - |d|` and of the quotient's flags, gathered. NaN is not beyond:
-    // its magnitude is a positive NaN, and so is the difference.
-    let mut signs = F::Bits::zero();
-    // With a correctly rounded quotient, the least `infinity_gap` of the results instead,
-    // zero exactly when one is infinite: where the decode overflowed (and where `d` was
-    // infinite). Every such element lies beyond `safe`, where the exact path takes it.
+    // The least `infinity_gap` of the results, zero exactly when one is infinite.
     let mut least = F::zero().infinity_gap();
     let written = output.fill(input, |x| {
-        let d = dividend(x);
-        let (q, unsure) = quotient.quotient(d);
-        let decoded = q + offset;
-        if Q::CORRECTLY_ROUNDED {
-            least = least.min(decoded.infinity_gap());
-        } else {
-            signs |= unsure | (safe - d.abs()).encoding();
-        }
+        let decoded = quotient.quotient(dividend(x)) + offset;
+        least = least.min(decoded.infinity_gap());
         decoded
     });
-    (written, F::sign_bit(signs) || least == F::Bits::zero())
+    (written, least == F::Bits::zero())
 }
 
 /// Applies `f` to the leading elements of `data` where they are, run by run up to the first run
@@ -225,27 +193,24 @@ fn in_runs<F: HwFloat>(data: &mut [F], check: impl Fn(F) -> F::Bits, f: impl Fn(
 }
 
 /// The decode by `quotient` of the leading elements of `data` where they are; gives how many it
-/// converted. A correctly rounded quotient with parameters that let no finite element overflow
-/// needs no check; the others check a run's input (its magnitude against `safe`, and the
-/// quotient's flags, which depend on the input alone) before they decode it.
+/// converted. Parameters that let no finite element overflow need no check; the others check a
+/// run's input against `safe` before they decode it.
 #[inline(always)]
 fn decode_in_place<F: HwFloat, Q: Quotient<F>>(
     quotient: Q,
     data: &mut [F],
-    offset: F,
-    safe: F,
-    overflows: bool,
+    (offset, safe, overflows): (F, F, bool),
 ) -> usize {
-    if Q::CORRECTLY_ROUNDED && !overflows {
+    if !overflows {
         for x in &mut *data {
-            *x = quotient.quotient(*x).0 + offset;
+            *x = quotient.quotient(*x) + offset;
         }
         return data.len();
     }
     in_runs(
         data,
-        |x| quotient.quotient(x).1 | (safe - x.abs()).encoding(),
-        |x| quotient.quotient(x).0 + offset,
+        |x| (safe - x.abs()).encoding(),
+        |x| quotient.quotient(x) + offset,
     )
 }
 
@@ -273,10 +238,13 @@ impl<F: HwFloat, Q: Quotient<F>> Typed for FloatKernel<F, Q> {
                 });
                 (written, F::sign_bit(signs))
             }
-            Direction::Decode => {
-                let setting = (offset, safe, self.overflows);
-                decode_block(self.quotient, |x| x, setting, input, output)
-            }
+            Direction::Decode => decode_block(
+                self.quotient,
+                |x| x,
+                (offset, self.overflows),
+                input,
+                output,
+            ),
         }
     }
 
