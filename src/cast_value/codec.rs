@@ -176,21 +176,6 @@ impl CastValueCodec {
         })
     }
 
-    /// Checks the codec against its input data type and fill value, as a write would, and returns
-    /// the encoded data type and fill value.
-    pub(crate) fn check(
-        &self,
-        data_type: &DataType,
-        fill_value: &FillValue,
-    ) -> Result<(DataType, FillValue), CastValueError> {
-        let bound = self.bound(data_type)?;
-        let encoded = self.encode_fill_value(&bound, fill_value)?;
-        Ok((
-            self.settings.target_data_type.clone(),
-            FillValue::new(encoded),
-        ))
-    }
-
     pub(super) fn convert<'a>(
         &self,
         direction: Direction,

@@ -26,7 +26,9 @@ impl ElementCodec for CastValueCodec {
         data_type: &DataType,
         fill_value: &FillValue,
     ) -> Result<(DataType, FillValue), Error> {
-        Ok(CastValueCodec::check(self, data_type, fill_value)?)
+        let bound = self.bound(data_type)?;
+        let encoded = FillValue::new(self.encode_fill_value(&bound, fill_value)?);
+        Ok((self.settings.target_data_type.clone(), encoded))
     }
 
     fn convert_one(

@@ -91,10 +91,8 @@ impl<'o> Rounds<'o> {
         self.report.filled += std::mem::take(&mut outcome.filled);
         self.zarrs.append(&mut outcome.zarrs);
         let round = std::mem::take(&mut outcome.next);
-        (self.report.rounds, self.report.requests) = (
-            self.report.rounds + usize::from(!round.is_empty()),
-            self.report.requests + round.len(),
-        );
+        self.report.rounds += usize::from(!round.is_empty());
+        self.report.requests += round.len();
         let (limit, inner) = parallel::concurrency(round.len(), options);
         (!round.is_empty()).then_some((round, limit, inner))
     }
@@ -111,10 +109,8 @@ impl<'o> Rounds<'o> {
         let (mut report, mut reasons, mut chunks) = (self.report, BTreeMap::new(), BTreeMap::new());
         for (work, reason) in self.zarrs {
             *reasons.entry(reason).or_default() += 1;
-            let chunk = layout
-                .shards
-                .as_ref()
-                .map_or_else(|| work.indices.clone(), |s| s.shard_of(&work.indices));
+            let (shards, indices) = (layout.shards.as_ref(), &work.indices);
+            let chunk = shards.map_or_else(|| indices.clone(), |s| s.shard_of(indices));
             chunks.entry(chunk).or_insert_with(Vec::new).push(work);
         }
         report.through_zarrs.extend(reasons);
@@ -229,10 +225,8 @@ impl<TStorage: ?Sized + ReadableStorageTraits + 'static> FusedReader<'_, TStorag
         let storage: ReadableStorage = array
             .storage_transformers()
             .create_readable_transformer(handle)?;
-        let (mut rounds, slow) = (
-            self.rounds(layout, subset, output, options)?,
-            AtomicBool::new(false),
-        );
+        let mut rounds = self.rounds(layout, subset, output, options)?;
+        let slow = AtomicBool::new(false);
         while let Some((round, limit, inner)) = rounds.next(options) {
             let (context, next) = (self.context(layout, &inner), Mutex::new(Outcome::default()));
             let fetch = |fetch: &Fetch<'_>| match fetch.range {

@@ -260,18 +260,6 @@ impl ScaleOffsetCodec {
         check_fill_rule(context, fill, NAME, round_trip)
     }
 
-    /// Checks the codec against its input data type and fill value, as a write would, and returns
-    /// the encoded data type and fill value.
-    pub(crate) fn check(
-        &self,
-        data_type: &DataType,
-        fill_value: &FillValue,
-    ) -> Result<(DataType, FillValue), ScaleOffsetError> {
-        let bound = self.bound(data_type)?;
-        let encoded = Self::encode_fill_value(&bound, fill_value)?;
-        Ok((data_type.clone(), FillValue::new(encoded)))
-    }
-
     pub(super) fn convert<'a>(
         &self,
         direction: Direction,

@@ -25,7 +25,9 @@ impl ElementCodec for ScaleOffsetCodec {
         data_type: &DataType,
         fill_value: &FillValue,
     ) -> Result<(DataType, FillValue), Error> {
-        Ok(ScaleOffsetCodec::check(self, data_type, fill_value)?)
+        let bound = self.bound(data_type)?;
+        let encoded = Self::encode_fill_value(&bound, fill_value)?;
+        Ok((data_type.clone(), FillValue::new(encoded)))
     }
 
     fn convert_one(
