@@ -514,10 +514,10 @@ fn random_windows_of_large_blosc_chunks_read_what_zarrs_reads() {
     assert!(fronts >= 8, "{fronts} windows fetched in part");
 }
 
-/// A reader keeps at most the bytes it is given: the indexes of the shards used longest ago go
+/// A reader keeps at most the bytes it is given: the indexes of the shards kept longest ago go
 /// first, and are read again; with no room it keeps none.
 #[test]
-fn kept_indexes_stay_within_their_bound_the_least_used_going_first() {
+fn kept_indexes_stay_within_their_bound_the_earliest_kept_going_first() {
     // 16 shards of 2 x 2 inner chunks of 2 x 2, each holding something.
     let gzip = json!({"name": "gzip", "configuration": {"level": 1}});
     let memory = Arc::new(MemoryStore::new());
