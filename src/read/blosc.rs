@@ -15,8 +15,6 @@ use zarrs::metadata::v3::MetadataV3;
 use zarrs::storage::Bytes;
 use zarrs_metadata_ext::codec::blosc::{BloscCodecConfiguration, BloscCompressor};
 
-use super::decode::Stored;
-
 /// Blosc's format version 2 (c-blosc 1.x).
 const FORMAT: u8 = 2;
 /// Blosc's header flag of a buffer stored without compression (no block starts).
@@ -192,26 +190,18 @@ pub(super) fn front(stored: u64, decoded: u64, end: u64, block: u64) -> Option<u
     (front * 4 <= u128::from(stored) * 3).then(|| u64::try_from(front).expect("below `stored`"))
 }
 
-/// What a read of the decompressed bytes `needed` of a chunk of `stored` bytes (elements of
-/// `element` bytes) takes once it fetched its `front`: the stored bytes it needs, what they hold,
-/// and the block table where the front held one (else the whole chunk).
+/// The block table a read of the decompressed bytes `needed` of a chunk of `stored` bytes
+/// (elements of `element` bytes) finds in the chunk's `front`, and the stored bytes `within` it
+/// of the blocks it needs; `None` where the front is the whole chunk or holds no usable table.
 pub(super) fn after_front(
     front: &[u8],
     stored: usize,
     needed: Range<usize>,
     element: usize,
-) -> (Range<usize>, Stored, Option<Arc<BlockTable>>) {
-    let table = BlockTable::of_front(front, stored).and_then(|table| {
-        let within = table.blocks(needed, element)?;
-        Some((Arc::new(table), within))
-    });
-    match table {
-        Some((table, within)) if front.len() < stored => {
-            let blocks = Stored::Blocks(Arc::clone(&table), within.clone());
-            (within, blocks, Some(table))
-        }
-        _ => (0..stored, Stored::Whole, None),
-    }
+) -> Option<(Arc<BlockTable>, Range<usize>)> {
+    let table = BlockTable::of_front(front, stored).filter(|_| front.len() < stored)?;
+    let within = table.blocks(needed, element)?;
+    Some((Arc::new(table), within))
 }
 
 #[cfg(test)]

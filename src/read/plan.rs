@@ -336,8 +336,13 @@ fn answer_chunk<'o>(
         Part::Bytes(stored, held) => (stored, Bytes::from([&held[..], &bytes[..]].concat())),
         Part::Front(size, offset, needed) => {
             let element = layout.blocks.map_or(1, |(element, _)| element);
-            let (range, stored, table) = blosc::after_front(&bytes, size, needed, element);
-            keep(&work, table);
+            let (range, stored) = match blosc::after_front(&bytes, size, needed, element) {
+                Some((table, within)) => {
+                    keep(&work, Some(Arc::clone(&table)));
+                    (within.clone(), Stored::Blocks(table, within))
+                }
+                None => (0..size, Stored::Whole),
+            };
             let held = bytes.slice(range.start.min(bytes.len())..range.end.min(bytes.len()));
             if range.end > bytes.len() {
                 // The rest of the stored bytes it needs, in a request of its own.
