@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use num_traits::AsPrimitive;
 
-use super::division::{Division, Quotient};
+use super::division::Division;
 use super::float::decode_block;
 use crate::element::cast_value::ElementCast;
 use crate::element::scale_offset::Parameters;
@@ -20,25 +20,24 @@ use crate::engine::{Kernel, Slots, Typed, Written};
 use crate::numeric::fault::ElementFault;
 use crate::numeric::{HwFloat, IntStorage, NumericType, RoundingMode, Value, encode};
 
-/// The fused decode from integers `S` to floats `F`, dividing by the quotient `Q`.
+/// The fused decode from integers `S` to floats `F`.
 #[derive(Debug)]
-struct FusedDecode<S, F: HwFloat, Q> {
+struct FusedDecode<S, F: HwFloat> {
     /// The `scalar_map` entry, if any.
     entry: Option<(S, F)>,
-    quotient: Q,
+    division: Division<F>,
     offset: F,
-    /// Whether the decode of some dividend can overflow (see [`Quotient::may_overflow`]).
+    /// Whether the decode of some dividend can overflow (see [`Division::may_overflow`]).
     overflows: bool,
     fallback: Arc<dyn Kernel>,
     isa: Isa,
 }
 
 /// The block loop: one loop with the `scalar_map` entry and one without.
-impl<S, F, Q> Typed for FusedDecode<S, F, Q>
+impl<S, F> Typed for FusedDecode<S, F>
 where
     S: IntStorage + AsPrimitive<F>,
     F: HwFloat,
-    Q: Quotient<F>,
 {
     type In = S;
     type Out = F;
@@ -53,9 +52,9 @@ where
         match self.entry {
             Some((key, value)) => {
                 let dividend = |x: S| if x == key { value } else { x.as_() };
-                decode_block(self.quotient, dividend, setting, input, output)
+                decode_block(self.division, dividend, setting, input, output)
             }
-            None => decode_block(self.quotient, |x: S| x.as_(), setting, input, output),
+            None => decode_block(self.division, |x: S| x.as_(), setting, input, output),
         }
     }
 
@@ -139,22 +138,13 @@ where
         .chain(integers)
         .filter(|d| d.is_finite())
         .fold(F::zero(), |largest, d| largest.max(d.abs()));
-    // The kernel type of the quotient the division takes.
-    macro_rules! fused {
-        ($quotient:expr) => {{
-            let quotient = $quotient;
-            Arc::new(FusedDecode::<S, F, _> {
-                entry,
-                quotient,
-                offset,
-                overflows: quotient.may_overflow(largest, offset),
-                fallback: Arc::clone(fallback),
-                isa,
-            })
-        }};
-    }
-    Some(match Division::new(scale) {
-        Division::Hardware(q) => fused!(q),
-        Division::Widened(q) => fused!(q),
-    })
+    let division = Division::new(scale);
+    Some(Arc::new(FusedDecode::<S, F> {
+        entry,
+        division,
+        offset,
+        overflows: division.may_overflow(largest, offset),
+        fallback: Arc::clone(fallback),
+        isa,
+    }))
 }

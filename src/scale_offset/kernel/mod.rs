@@ -24,7 +24,7 @@ use crate::engine::simd::Isa;
 use crate::engine::{Kernel, Slots, Typed, Written};
 use crate::numeric::fault::ElementFault;
 use crate::numeric::{IntStorage, NumericType, RoundingMode, Storage, Value, decode, encode};
-use float::float_kernel;
+use float::FloatKernel;
 pub(crate) use fused::fused_decode;
 
 /// The `scale_offset` kernel for `t` in `direction`.
@@ -36,8 +36,8 @@ pub(crate) fn scale_offset_kernel(
 ) -> Arc<dyn Kernel> {
     let exact = move |bits| element(t, direction, parameters, bits);
     match t {
-        NumericType::Float32 => float_kernel!(f32, t, direction, parameters, isa, |k| Arc::new(k)),
-        NumericType::Float64 => float_kernel!(f64, t, direction, parameters, isa, |k| Arc::new(k)),
+        NumericType::Float32 => Arc::new(FloatKernel::<f32>::new(t, direction, parameters, isa)),
+        NumericType::Float64 => Arc::new(FloatKernel::<f64>::new(t, direction, parameters, isa)),
         NumericType::Int16 => Arc::new(IntKernel::<i16>::new(t, direction, parameters, isa)),
         NumericType::Int32 => Arc::new(IntKernel::<i32>::new(t, direction, parameters, isa)),
         NumericType::Int64 => Arc::new(IntKernel::<i64>::new(t, direction, parameters, isa)),

@@ -7,72 +7,48 @@
 //! (`|A·2^s − (2M+1)·B| ≥ 1` for the integer significands; a quotient is never a midpoint).
 //! Subnormal quotients only widen the gap.
 //!
-//! Both are correctly rounded, so a decode checks its results for an overflow rather than its
-//! input, and only where the largest element could overflow. NaN passes through as the hardware
+//! Both are correctly rounded, so a decode needs a check for an overflow only where the largest
+//! element could overflow: a decode into new memory then checks its results, one in place (which
+//! overwrites its input) the input against a safe magnitude. NaN passes through as the hardware
 //! passes a NaN operand, so a NaN element decodes as it would by division.
 
 use crate::numeric::{FloatFormat, HwFloat};
 
-/// `x / scale` rounded to nearest.
-pub(crate) trait Quotient<F: HwFloat>:
-    Copy + Send + Sync + std::fmt::Debug + 'static
-{
-    /// The quotient.
-    fn quotient(self, x: F) -> F;
-
-    /// Whether a decode by this quotient, `(d / scale) + offset` for a finite `|d| ≤ largest`,
-    /// can overflow. The quotient and the sum are monotonic in `|d|`, so the largest result is
-    /// that of `largest`: where it is finite, no result needs a check (an infinite or NaN `d`
-    /// gives what the exact path gives).
-    fn may_overflow(self, largest: F, offset: F) -> bool {
-        !(self.quotient(largest).abs() + offset.abs()).is_finite()
-    }
-}
-
-/// The hardware division.
+/// `x / scale` rounded to nearest: the hardware division for float64, the product with the
+/// float64 reciprocal for float32. Which one is a property of `F`, settled when the loops are
+/// compiled.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Hardware<F> {
+pub(crate) struct Division<F> {
     scale: F,
-}
-
-impl<F: HwFloat> Quotient<F> for Hardware<F> {
-    #[inline(always)]
-    fn quotient(self, x: F) -> F {
-        x / self.scale
-    }
-}
-
-/// float32 through the float64 reciprocal.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Widened {
+    /// `RN64(1 / scale)`, which float32 multiplies by.
     reciprocal: f64,
-}
-
-impl<F: HwFloat> Quotient<F> for Widened {
-    #[inline(always)]
-    fn quotient(self, x: F) -> F {
-        F::from_f64(x.to_f64() * self.reciprocal)
-    }
-}
-
-/// How a decode divides by its scale: the hardware division for float64, the widened product for
-/// float32.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Division<F: HwFloat> {
-    Hardware(Hardware<F>),
-    Widened(Widened),
 }
 
 impl<F: HwFloat> Division<F> {
     /// The division by `scale`.
     pub(crate) fn new(scale: F) -> Self {
-        if F::FORMAT == FloatFormat::FLOAT32 {
-            Self::Widened(Widened {
-                reciprocal: 1.0 / scale.to_f64(),
-            })
-        } else {
-            Self::Hardware(Hardware { scale })
+        Self {
+            scale,
+            reciprocal: 1.0 / scale.to_f64(),
         }
+    }
+
+    /// The quotient.
+    #[inline(always)]
+    pub(crate) fn quotient(self, x: F) -> F {
+        if F::FORMAT == FloatFormat::FLOAT32 {
+            F::from_f64(x.to_f64() * self.reciprocal)
+        } else {
+            x / self.scale
+        }
+    }
+
+    /// Whether a decode by this division, `(d / scale) + offset` for a finite `|d| ≤ largest`,
+    /// can overflow. The quotient and the sum are monotonic in `|d|`, so the largest result is
+    /// that of `largest`: where it is finite, no result needs a check (an infinite or NaN `d`
+    /// gives what the exact path gives).
+    pub(crate) fn may_overflow(self, largest: F, offset: F) -> bool {
+        !(self.quotient(largest).abs() + offset.abs()).is_finite()
     }
 }
 

@@ -10,20 +10,20 @@ use crate::engine::simd::{Isa, Vectorized};
 use crate::numeric::pow2;
 use zarrs_scale_offset_cast_reference::Seeded;
 
-/// The quotients of `input` by `quotient`, computed in an instruction set's loops.
-struct Run<'a, F: HwFloat, Q> {
-    quotient: Q,
+/// The quotients of `input` by `division`, computed in an instruction set's loops.
+struct Run<'a, F: HwFloat> {
+    division: Division<F>,
     input: &'a [F],
     output: &'a mut [MaybeUninit<F>],
 }
 
-impl<F: HwFloat, Q: Quotient<F>> Vectorized for Run<'_, F, Q> {
+impl<F: HwFloat> Vectorized for Run<'_, F> {
     type Output = ();
 
     #[inline(always)]
     fn run(self) {
         for (&x, y) in self.input.iter().zip(self.output.iter_mut()) {
-            y.write(self.quotient.quotient(x));
+            y.write(self.division.quotient(x));
         }
     }
 }
@@ -31,11 +31,11 @@ impl<F: HwFloat, Q: Quotient<F>> Vectorized for Run<'_, F, Q> {
 /// Checks every quotient of `inputs` by `scale` on every instruction set against `x / scale`
 /// (its encoding, NaN payloads included); returns how many it checked.
 fn check<F: HwFloat>(scale: F, inputs: &[F]) -> usize {
-    fn run<F: HwFloat, Q: Quotient<F>>(quotient: Q, isa: Isa, input: &[F]) -> Vec<F> {
+    fn run<F: HwFloat>(division: Division<F>, isa: Isa, input: &[F]) -> Vec<F> {
         let mut output = vec![MaybeUninit::uninit(); input.len()];
         let output_ref = &mut output;
         isa.run(Run {
-            quotient,
+            division,
             input,
             output: output_ref,
         });
@@ -46,10 +46,7 @@ fn check<F: HwFloat>(scale: F, inputs: &[F]) -> usize {
             .collect()
     }
     for isa in Isa::available() {
-        let quotients = match Division::new(scale) {
-            Division::Hardware(quotient) => run(quotient, isa, inputs),
-            Division::Widened(quotient) => run(quotient, isa, inputs),
-        };
+        let quotients = run(Division::new(scale), isa, inputs);
         for (&x, &q) in inputs.iter().zip(&quotients) {
             let want = x / scale;
             assert_eq!(

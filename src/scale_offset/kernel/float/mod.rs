@@ -7,7 +7,7 @@
 
 use num_traits::Zero;
 
-use super::division::Quotient;
+use super::division::Division;
 use super::{parameter, settle_exact};
 use crate::Direction;
 use crate::element::scale_offset::Parameters;
@@ -16,10 +16,9 @@ use crate::engine::{Slots, Typed, Written};
 use crate::numeric::fault::ElementFault;
 use crate::numeric::{HwFloat, NumericType};
 
-/// `scale_offset` in float32 or float64 arithmetic, dividing by the quotient `Q` (see
-/// [`float_kernel!`]).
+/// `scale_offset` in float32 or float64 arithmetic.
 #[derive(Debug)]
-pub(crate) struct FloatKernel<F: HwFloat, Q> {
+pub(crate) struct FloatKernel<F: HwFloat> {
     t: NumericType,
     direction: Direction,
     parameters: Parameters,
@@ -29,34 +28,11 @@ pub(crate) struct FloatKernel<F: HwFloat, Q> {
     /// the decode of its result either (`-1`, which every magnitude exceeds, if there is none).
     safe: F,
     /// The decode's division (unused when encoding).
-    quotient: Q,
-    /// Whether the decode of some finite element can overflow (see [`Quotient::may_overflow`]).
+    division: Division<F>,
+    /// Whether the decode of some finite element can overflow (see [`Division::may_overflow`]).
     overflows: bool,
     isa: Isa,
 }
-
-/// Binds `$kernel` to the float kernel of `$t` (of storage `$F`, float32 or float64) in
-/// `$direction` with `$parameters`, for loops on `$isa`, and evaluates `$body` with it: the kernel
-/// type is chosen here, by the division [`Division::new`](super::division::Division::new) picks.
-macro_rules! float_kernel {
-    ($F:ty, $t:expr, $direction:expr, $parameters:expr, $isa:expr, |$kernel:ident| $body:expr) => {{
-        use $crate::scale_offset::kernel::division::Division;
-        use $crate::scale_offset::kernel::float::FloatKernel;
-        let (t, direction, parameters, isa) = ($t, $direction, $parameters, $isa);
-        let (_, scale) = FloatKernel::<$F, ()>::offset_and_scale(t, parameters);
-        match Division::<$F>::new(scale) {
-            Division::Widened(q) => {
-                let $kernel = FloatKernel::<$F, _>::new(t, direction, parameters, isa, q);
-                $body
-            }
-            Division::Hardware(q) => {
-                let $kernel = FloatKernel::<$F, _>::new(t, direction, parameters, isa, q);
-                $body
-            }
-        }
-    }};
-}
-pub(crate) use float_kernel;
 
 /// A magnitude up to which `x` cannot make an operation overflow (`max` being the largest finite
 /// value): for encoding, `|x - offset| ≤ A` with `A = min(max, max / |scale|) / 2` keeps the
@@ -80,26 +56,18 @@ pub(crate) fn safe_magnitude(
 /// Elements converted at a time in place (see [`FloatKernel::compute_in_place`]).
 const IN_PLACE_RUN: usize = 64;
 
-impl<F: HwFloat> FloatKernel<F, ()> {
-    /// The offset and scale of `parameters` as values of `t`.
-    pub(crate) fn offset_and_scale(t: NumericType, parameters: Parameters) -> (F, F) {
-        (
-            parameter::<F>(t, parameters.offset, F::zero()),
-            parameter::<F>(t, parameters.scale, F::one()),
-        )
-    }
-}
-
-impl<F: HwFloat, Q: Quotient<F>> FloatKernel<F, Q> {
-    /// The kernel of `t` in `direction`, whose decode divides by `quotient`.
+impl<F: HwFloat> FloatKernel<F> {
+    /// The kernel of `t` (of storage `F`, float32 or float64) in `direction` with `parameters`,
+    /// for loops on `isa`.
     pub(crate) fn new(
         t: NumericType,
         direction: Direction,
         parameters: Parameters,
         isa: Isa,
-        quotient: Q,
     ) -> Self {
-        let (offset, scale) = FloatKernel::<F, ()>::offset_and_scale(t, parameters);
+        let offset = parameter::<F>(t, parameters.offset, F::zero());
+        let scale = parameter::<F>(t, parameters.scale, F::one());
+        let division = Division::new(scale);
         let max = F::max_value().to_f64();
         let safe = safe_magnitude(direction, offset.to_f64(), scale.to_f64(), max)
             .map_or(-F::one(), F::from_f64);
@@ -110,8 +78,8 @@ impl<F: HwFloat, Q: Quotient<F>> FloatKernel<F, Q> {
             offset,
             scale,
             safe,
-            quotient,
-            overflows: quotient.may_overflow(F::max_value(), offset),
+            division,
+            overflows: division.may_overflow(F::max_value(), offset),
             isa,
         }
     }
@@ -132,7 +100,7 @@ impl<F: HwFloat, Q: Quotient<F>> FloatKernel<F, Q> {
                 |x| (x - offset) * scale,
             ),
             Direction::Decode => {
-                decode_in_place(self.quotient, data, (offset, safe, self.overflows))
+                decode_in_place(self.division, data, (offset, safe, self.overflows))
             }
         }
     }
@@ -143,28 +111,28 @@ impl<F: HwFloat, Q: Quotient<F>> FloatKernel<F, Q> {
     }
 }
 
-/// The decode of a block by `quotient`: `(d / scale) + offset` for the dividend `d = dividend(x)`
+/// The decode of a block by `division`: `(d / scale) + offset` for the dividend `d = dividend(x)`
 /// of each element `x` (the element itself, or in the fused read a stored integer converted to
 /// the float, with at most one `scalar_map` entry applied); returns whether some result is
 /// infinite, where some may be (`overflows`): where the decode overflowed (and where `d` was
 /// infinite); every such element lies beyond the kernel's safe magnitude, where the exact path
 /// takes it.
 #[inline(always)]
-pub(crate) fn decode_block<'o, S: Copy, F: HwFloat, Q: Quotient<F>>(
-    quotient: Q,
+pub(crate) fn decode_block<'o, S: Copy, F: HwFloat>(
+    division: Division<F>,
     dividend: impl Fn(S) -> F,
     (offset, overflows): (F, bool),
     input: &[S],
     output: Slots<'o, F>,
 ) -> (Written<'o, F>, bool) {
     if !overflows {
-        let written = output.fill(input, |x| quotient.quotient(dividend(x)) + offset);
+        let written = output.fill(input, |x| division.quotient(dividend(x)) + offset);
         return (written, false);
     }
     // The least `infinity_gap` of the results, zero exactly when one is infinite.
     let mut least = F::zero().infinity_gap();
     let written = output.fill(input, |x| {
-        let decoded = quotient.quotient(dividend(x)) + offset;
+        let decoded = division.quotient(dividend(x)) + offset;
         least = least.min(decoded.infinity_gap());
         decoded
     });
@@ -192,30 +160,30 @@ fn in_runs<F: HwFloat>(data: &mut [F], check: impl Fn(F) -> F::Bits, f: impl Fn(
     done
 }
 
-/// The decode by `quotient` of the leading elements of `data` where they are; gives how many it
+/// The decode by `division` of the leading elements of `data` where they are; gives how many it
 /// converted. Parameters that let no finite element overflow need no check; the others check a
 /// run's input against `safe` before they decode it.
 #[inline(always)]
-fn decode_in_place<F: HwFloat, Q: Quotient<F>>(
-    quotient: Q,
+fn decode_in_place<F: HwFloat>(
+    division: Division<F>,
     data: &mut [F],
     (offset, safe, overflows): (F, F, bool),
 ) -> usize {
     if !overflows {
         for x in &mut *data {
-            *x = quotient.quotient(*x) + offset;
+            *x = division.quotient(*x) + offset;
         }
         return data.len();
     }
     in_runs(
         data,
         |x| (safe - x.abs()).encoding(),
-        |x| quotient.quotient(x) + offset,
+        |x| division.quotient(x) + offset,
     )
 }
 
 /// The arithmetic of a block, and the exact path for each element that needs it.
-impl<F: HwFloat, Q: Quotient<F>> Typed for FloatKernel<F, Q> {
+impl<F: HwFloat> Typed for FloatKernel<F> {
     type In = F;
     type Out = F;
 
@@ -239,7 +207,7 @@ impl<F: HwFloat, Q: Quotient<F>> Typed for FloatKernel<F, Q> {
                 (written, F::sign_bit(signs))
             }
             Direction::Decode => decode_block(
-                self.quotient,
+                self.division,
                 |x| x,
                 (offset, self.overflows),
                 input,
@@ -259,9 +227,9 @@ impl<F: HwFloat, Q: Quotient<F>> Typed for FloatKernel<F, Q> {
 }
 
 /// The in-place conversion, run for one instruction set.
-struct InPlace<'a, F: HwFloat, Q>(&'a FloatKernel<F, Q>, &'a mut [F]);
+struct InPlace<'a, F: HwFloat>(&'a FloatKernel<F>, &'a mut [F]);
 
-impl<F: HwFloat, Q: Quotient<F>> Vectorized for InPlace<'_, F, Q> {
+impl<F: HwFloat> Vectorized for InPlace<'_, F> {
     type Output = usize;
 
     #[inline(always)]

@@ -21,35 +21,34 @@ fn in_place_converts_everything_or_up_to_the_first_run_that_needs_the_exact_path
     let t = NumericType::Float64;
     for isa in Isa::available() {
         for direction in [Direction::Encode, Direction::Decode] {
-            float_kernel!(f64, t, direction, parameters(-10.0, 0.1), isa, |kernel| {
-                // 200 elements (three runs and a partial one), none needing the exact path: all of
-                // them are converted.
-                let small: Vec<f64> = [1.5, f64::NAN, -0.0, -3e200, 1e-200, 7.0]
-                    .into_iter()
-                    .cycle()
-                    .take(200)
-                    .collect();
-                let mut expected = vec![0.0; 200];
-                Typed::convert_typed(&kernel, &small, &mut expected).unwrap();
-                let mut data = small.clone();
-                assert_eq!(
-                    Typed::convert_in_place(&kernel, &mut data),
-                    200,
-                    "{direction} {isa:?}"
-                );
-                assert_eq!(bits(&data), bits(&expected));
+            let kernel = FloatKernel::<f64>::new(t, direction, parameters(-10.0, 0.1), isa);
+            // 200 elements (three runs and a partial one), none needing the exact path: all of
+            // them are converted.
+            let small: Vec<f64> = [1.5, f64::NAN, -0.0, -3e200, 1e-200, 7.0]
+                .into_iter()
+                .cycle()
+                .take(200)
+                .collect();
+            let mut expected = vec![0.0; 200];
+            Typed::convert_typed(&kernel, &small, &mut expected).unwrap();
+            let mut data = small.clone();
+            assert_eq!(
+                Typed::convert_in_place(&kernel, &mut data),
+                200,
+                "{direction} {isa:?}"
+            );
+            assert_eq!(bits(&data), bits(&expected));
 
-                // A value that might overflow stops the conversion before its run.
-                for (position, large) in [(70, f64::MAX), (3, f64::INFINITY), (199, -f64::MAX)] {
-                    let mut input = small.clone();
-                    input[position] = large;
-                    let mut data = input.clone();
-                    let done = Typed::convert_in_place(&kernel, &mut data);
-                    assert_eq!(done, position / 64 * 64, "{direction} {isa:?}");
-                    assert_eq!(bits(&data[..done]), bits(&expected[..done]));
-                    assert_eq!(bits(&data[done..]), bits(&input[done..]));
-                }
-            });
+            // A value that might overflow stops the conversion before its run.
+            for (position, large) in [(70, f64::MAX), (3, f64::INFINITY), (199, -f64::MAX)] {
+                let mut input = small.clone();
+                input[position] = large;
+                let mut data = input.clone();
+                let done = Typed::convert_in_place(&kernel, &mut data);
+                assert_eq!(done, position / 64 * 64, "{direction} {isa:?}");
+                assert_eq!(bits(&data[..done]), bits(&expected[..done]));
+                assert_eq!(bits(&data[done..]), bits(&input[done..]));
+            }
         }
     }
 }
@@ -91,12 +90,11 @@ fn an_encode_whose_result_overflows_on_decode_is_refused() {
     assert_eq!(fault.kind, FaultKind::OutOfRange);
     assert_eq!(fault.encoded, Some(Value::from_f64(y)));
     for isa in Isa::available() {
-        float_kernel!(f64, t, Direction::Encode, p, isa, |kernel| {
-            let mut output = [0.0; 3];
-            let error = Typed::convert_typed(&kernel, &[1.0, 2.0, x], &mut output).unwrap_err();
-            assert_eq!(error.index, 2);
-            assert_eq!(error.fault.encoded, Some(Value::from_f64(y)));
-        });
+        let kernel = FloatKernel::<f64>::new(t, Direction::Encode, p, isa);
+        let mut output = [0.0; 3];
+        let error = Typed::convert_typed(&kernel, &[1.0, 2.0, x], &mut output).unwrap_err();
+        assert_eq!(error.index, 2);
+        assert_eq!(error.fault.encoded, Some(Value::from_f64(y)));
     }
 }
 
@@ -107,27 +105,26 @@ fn a_decode_that_overflows_is_refused_and_the_largest_that_does_not_is_exact() {
     fn check<F: HwFloat>(t: NumericType, largest: F) {
         let p = parameters(-10.0, 0.1);
         for isa in Isa::available() {
-            float_kernel!(F, t, Direction::Decode, p, isa, |kernel| {
-                // `largest / 0.1` overflows; a tenth of it does not (nor does its sum).
-                let tenth = largest / F::from_f64(10.5);
-                let mut input = vec![F::one(); 100];
-                input[40] = tenth;
-                input[41] = -tenth;
-                input[42] = F::infinity();
-                let mut output = vec![F::zero(); 100];
-                Typed::convert_typed(&kernel, &input, &mut output).unwrap();
-                for (i, (x, y)) in input.iter().zip(&output).enumerate() {
-                    let want = element(t, Direction::Decode, p, x.to_bits()).unwrap();
-                    assert_eq!(y.to_bits(), want, "{t} {isa:?} element {i}");
-                }
-                for (position, x) in [(70, largest), (3, -largest)] {
-                    let mut input = input.clone();
-                    input[position] = x;
-                    let error = Typed::convert_typed(&kernel, &input, &mut output).unwrap_err();
-                    assert_eq!(error.index, position, "{t} {isa:?}");
-                    assert_eq!(error.fault.kind, FaultKind::OutOfRange);
-                }
-            });
+            let kernel = FloatKernel::<F>::new(t, Direction::Decode, p, isa);
+            // `largest / 0.1` overflows; a tenth of it does not (nor does its sum).
+            let tenth = largest / F::from_f64(10.5);
+            let mut input = vec![F::one(); 100];
+            input[40] = tenth;
+            input[41] = -tenth;
+            input[42] = F::infinity();
+            let mut output = vec![F::zero(); 100];
+            Typed::convert_typed(&kernel, &input, &mut output).unwrap();
+            for (i, (x, y)) in input.iter().zip(&output).enumerate() {
+                let want = element(t, Direction::Decode, p, x.to_bits()).unwrap();
+                assert_eq!(y.to_bits(), want, "{t} {isa:?} element {i}");
+            }
+            for (position, x) in [(70, largest), (3, -largest)] {
+                let mut input = input.clone();
+                input[position] = x;
+                let error = Typed::convert_typed(&kernel, &input, &mut output).unwrap_err();
+                assert_eq!(error.index, position, "{t} {isa:?}");
+                assert_eq!(error.fault.kind, FaultKind::OutOfRange);
+            }
         }
     }
     check(NumericType::Float32, f32::MAX);
@@ -174,40 +171,39 @@ fn the_decode_skips_its_overflow_check_exactly_where_no_finite_element_can_overf
                     .iter()
                     .any(|x| element(t, Direction::Decode, p, x.to_bits()).is_err());
                 for isa in Isa::available() {
-                    float_kernel!(F, t, Direction::Decode, p, isa, |kernel| {
-                        let case = format!("{t} {isa:?} scale {scale} offset {offset}");
-                        assert_eq!(kernel.overflows, overflows, "{case}");
-                        seen[usize::from(overflows)] += 1;
-                        let mut input = vec![F::one(); 64];
-                        let mut output = vec![F::zero(); 64];
-                        if overflows {
-                            input[..2].copy_from_slice(&[largest, -largest]);
-                            let error = Typed::convert_typed(&kernel, &input, &mut output);
-                            assert!(error.is_err(), "{case}");
-                            // In place, the run holding them is left to the exact path.
-                            assert_eq!(kernel.convert_in_place(&mut input), 0, "{case}");
-                            continue;
-                        }
-                        input[..5].copy_from_slice(&[
-                            largest,
-                            -largest,
-                            F::infinity(),
-                            F::neg_infinity(),
-                            F::nan(),
-                        ]);
-                        Typed::convert_typed(&kernel, &input, &mut output).unwrap();
-                        for (x, y) in input.iter().zip(&output) {
-                            let want = element(t, Direction::Decode, p, x.to_bits()).unwrap();
-                            assert_eq!(y.to_bits(), want, "{case} element {x:?}");
-                        }
-                        // In place, every element at once, with the same results.
-                        assert_eq!(kernel.convert_in_place(&mut input), input.len(), "{case}");
-                        let same = input
-                            .iter()
-                            .zip(&output)
-                            .all(|(x, y)| x.to_bits() == y.to_bits());
-                        assert!(same, "{case}");
-                    });
+                    let kernel = FloatKernel::<F>::new(t, Direction::Decode, p, isa);
+                    let case = format!("{t} {isa:?} scale {scale} offset {offset}");
+                    assert_eq!(kernel.overflows, overflows, "{case}");
+                    seen[usize::from(overflows)] += 1;
+                    let mut input = vec![F::one(); 64];
+                    let mut output = vec![F::zero(); 64];
+                    if overflows {
+                        input[..2].copy_from_slice(&[largest, -largest]);
+                        let error = Typed::convert_typed(&kernel, &input, &mut output);
+                        assert!(error.is_err(), "{case}");
+                        // In place, the run holding them is left to the exact path.
+                        assert_eq!(kernel.convert_in_place(&mut input), 0, "{case}");
+                        continue;
+                    }
+                    input[..5].copy_from_slice(&[
+                        largest,
+                        -largest,
+                        F::infinity(),
+                        F::neg_infinity(),
+                        F::nan(),
+                    ]);
+                    Typed::convert_typed(&kernel, &input, &mut output).unwrap();
+                    for (x, y) in input.iter().zip(&output) {
+                        let want = element(t, Direction::Decode, p, x.to_bits()).unwrap();
+                        assert_eq!(y.to_bits(), want, "{case} element {x:?}");
+                    }
+                    // In place, every element at once, with the same results.
+                    assert_eq!(kernel.convert_in_place(&mut input), input.len(), "{case}");
+                    let same = input
+                        .iter()
+                        .zip(&output)
+                        .all(|(x, y)| x.to_bits() == y.to_bits());
+                    assert!(same, "{case}");
                 }
             }
         }
