@@ -5,8 +5,9 @@
 //! into a function with AVX2 and FMA enabled and once more with AVX-512 (F, VL, DQ, BW); the best
 //! copy the CPU can run is chosen once. (A trait rather than a closure: inlining is then
 //! guaranteed, not a heuristic.) The results are the same on every path: no approximate
-//! instructions and no fused multiply-adds. The tests run every kernel on every path the CPU
-//! offers.
+//! instructions, and fused multiply-adds only where they are exact by construction (the decode's
+//! division, `scale_offset::kernel::division`, which takes them only where [`Isa::has_fma`] says
+//! they run in hardware). The tests run every kernel on every path the CPU offers.
 
 use std::sync::OnceLock;
 
@@ -52,6 +53,11 @@ impl Isa {
             }
         }
         sets
+    }
+
+    /// Whether fused multiply-adds run in hardware here (rather than as a library call).
+    pub(crate) fn has_fma(self) -> bool {
+        self != Self::PORTABLE || cfg!(target_feature = "fma")
     }
 
     /// Runs `kernel`'s loop over one block, compiled for this instruction set.

@@ -25,7 +25,6 @@ use zarrs::array::data_type as dt;
 
 /// `2^exponent`, exactly, for the exponents of normal float64 values (`f64::powi` promises no
 /// precision, and Miri gives it none).
-#[cfg(test)]
 pub(crate) const fn pow2(exponent: i32) -> f64 {
     assert!(-1022 <= exponent && exponent <= 1023, "a normal float64");
     #[expect(clippy::cast_sign_loss, reason = "the biased exponent, 1 to 2046")]

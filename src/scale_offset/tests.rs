@@ -128,7 +128,7 @@ fn parameter_sets(t: NumericType) -> Vec<(Option<&'static str>, Option<&'static 
             (Some("1e4"), Some("3")),
             (None, Some("1e-30")),
             (Some("-1e30"), Some("7")),
-            // A negative zero offset, a scale just below 2, and a large one.
+            // Scales and offsets around the limits of the decode's correction (see `division`).
             (Some("-0.0"), Some("0.1")),
             (None, Some("1.9999999999999998")),
             (Some("3"), Some("-1e20")),

@@ -1,7 +1,8 @@
 //! One loop for the most common chain's decode: stored integers cast to float32 or float64 (with
 //! at most one `scalar_map` entry, such as `0 → NaN`) and then `(x / scale) + offset`, as a
-//! hand-written loop would do it (the division as
-//! [`Division`](crate::scale_offset::kernel::division::Division) chooses it).
+//! hand-written loop would do it, with the correctly rounded
+//! [`Division::new`](crate::scale_offset::kernel::division::Division::new), not the codec's
+//! correction, whose checks cost more than they save in a loop bound by the memory it writes.
 //!
 //! It is used only where it gives exactly what the two codecs give one after the other: the
 //! integer type converts exactly to the float (so the cast is the hardware conversion), and a
@@ -9,10 +10,9 @@
 
 use std::sync::Arc;
 
-use num_traits::AsPrimitive;
+use num_traits::{AsPrimitive, Zero};
 
 use super::division::Division;
-use super::float::decode_block;
 use crate::element::cast_value::ElementCast;
 use crate::element::scale_offset::Parameters;
 use crate::engine::simd::Isa;
@@ -64,6 +64,33 @@ where
         self.fallback
             .convert_init(bytemuck::cast_slice(input), output)
     }
+}
+
+/// The decode of a block by `division`: `(d / scale) + offset` for the dividend `d = dividend(x)`
+/// of each element `x` (a stored integer converted to the float, with at most one `scalar_map`
+/// entry applied); returns whether some result is
+/// infinite, where some may be (`overflows`): where the decode overflowed (and where `d` was
+/// infinite): the block then goes through the codecs' own kernels.
+#[inline(always)]
+fn decode_block<'o, S: Copy, F: HwFloat>(
+    division: Division<F>,
+    dividend: impl Fn(S) -> F,
+    (offset, overflows): (F, bool),
+    input: &[S],
+    output: Slots<'o, F>,
+) -> (Written<'o, F>, bool) {
+    if !overflows {
+        let written = output.fill(input, |x| division.quotient(dividend(x)) + offset);
+        return (written, false);
+    }
+    // The least `infinity_gap` of the results, zero exactly when one is infinite.
+    let mut least = F::zero().infinity_gap();
+    let written = output.fill(input, |x| {
+        let decoded = division.quotient(dividend(x)) + offset;
+        least = least.min(decoded.infinity_gap());
+        decoded
+    });
+    (written, least == F::Bits::zero())
 }
 
 /// The fused decode of `[scale_offset, cast_value]` where it applies: `cast` is the cast's decode

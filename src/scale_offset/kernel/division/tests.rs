@@ -1,62 +1,90 @@
 //! The decode's division on every instruction set against the division in the float's own
 //! arithmetic: for random and hard operands (significands near 1 and 2, small integers, zeros,
-//! subnormals, NaN), and for float32 quotients next to a midpoint between neighbouring floats,
-//! where the widened product is closest to rounding the wrong way.
-
-use std::mem::MaybeUninit;
+//! subnormals, NaN), and for quotients next to a midpoint between neighbouring floats, where the
+//! widened product and the correction are closest to rounding the wrong way. The correction's
+//! decodes, `q' + offset`, are checked wherever it is not unsure, and it is unsure exactly where
+//! the module says.
 
 use super::*;
+use crate::Direction;
 use crate::engine::simd::{Isa, Vectorized};
-use crate::numeric::pow2;
+use crate::scale_offset::kernel::float::safe_magnitude;
 use zarrs_scale_offset_cast_reference::Seeded;
 
-/// The quotients of `input` by `division`, computed in an instruction set's loops.
-struct Run<'a, F: HwFloat> {
-    division: Division<F>,
-    input: &'a [F],
-    output: &'a mut [MaybeUninit<F>],
-}
+/// `f` of each element of `input`, computed in an instruction set's loops.
+struct Each<'a, F, G>(&'a [F], G);
 
-impl<F: HwFloat> Vectorized for Run<'_, F> {
-    type Output = ();
+impl<F: Copy, T, G: Fn(F) -> T> Vectorized for Each<'_, F, G> {
+    type Output = Vec<T>;
 
     #[inline(always)]
-    fn run(self) {
-        for (&x, y) in self.input.iter().zip(self.output.iter_mut()) {
-            y.write(self.division.quotient(x));
-        }
+    fn run(self) -> Vec<T> {
+        self.0.iter().map(|&x| (self.1)(x)).collect()
     }
 }
 
 /// Checks every quotient of `inputs` by `scale` on every instruction set against `x / scale`
-/// (its encoding, NaN payloads included); returns how many it checked.
-fn check<F: HwFloat>(scale: F, inputs: &[F]) -> usize {
-    fn run<F: HwFloat>(division: Division<F>, isa: Isa, input: &[F]) -> Vec<F> {
-        let mut output = vec![MaybeUninit::uninit(); input.len()];
-        let output_ref = &mut output;
-        isa.run(Run {
-            division,
-            input,
-            output: output_ref,
-        });
-        // SAFETY: the loop wrote every element.
-        output
-            .into_iter()
-            .map(|y| unsafe { y.assume_init() })
-            .collect()
-    }
+/// (its encoding, NaN payloads included), and the decodes of the correction where it applies
+/// against `x / scale + offset`; returns how many of each it checked.
+fn check<F: HwFloat>(scale: F, inputs: &[F]) -> [usize; 2] {
+    let division = Division::new(scale);
     for isa in Isa::available() {
-        let quotients = run(Division::new(scale), isa, inputs);
+        let quotients = isa.run(Each(inputs, |x| division.quotient(x)));
         for (&x, &q) in inputs.iter().zip(&quotients) {
             let want = x / scale;
-            assert_eq!(
-                q.encoding(),
-                want.encoding(),
-                "{x:?} / {scale:?} gave {q:?}, not {want:?} ({isa:?})"
-            );
+            let case = || format!("{x:?} / {scale:?} gave {q:?}, not {want:?} ({isa:?})");
+            assert!(q.encoding() == want.encoding(), "{}", case());
         }
     }
-    inputs.len()
+    [inputs.len(), check_correction(scale, inputs)]
+}
+
+/// Whether some instruction set has fused multiply-adds, and so takes the correction.
+fn corrects() -> bool {
+    Isa::available().into_iter().any(Isa::has_fma)
+}
+
+/// The correction's decodes of `inputs`, for offsets large and small, zero and -0 (which it does
+/// not take); returns how many it checked.
+fn check_correction<F: HwFloat>(scale: F, inputs: &[F]) -> usize {
+    let ((range, least), max) = (bounds::<F>(), F::max_value().to_f64());
+    let least = F::from_f64(least);
+    let offsets = [
+        F::zero(),
+        -F::zero(),
+        -F::one(),
+        least,
+        -F::min_positive_value(),
+    ];
+    let mut checked = 0;
+    for (isa, offset) in Isa::available()
+        .into_iter()
+        .flat_map(|i| offsets.map(|o| (i, o)))
+    {
+        let safe = safe_magnitude(Direction::Decode, offset.to_f64(), scale.to_f64(), max)
+            .map_or(-F::one(), F::from_f64);
+        let Some(c) = Division::decoding(scale, offset, safe, isa).correction else {
+            let taken = (pow2(-range)..=pow2(range)).contains(&scale.abs().to_f64());
+            let negative_zero = offset.is_zero() && offset.is_sign_negative();
+            assert!(
+                !isa.has_fma() || !taken || negative_zero,
+                "{scale:?} {isa:?}"
+            );
+            continue;
+        };
+        let decode = |x: F| (c.quotient(x) + offset, F::sign_bit(c.unsure(x)));
+        for (&x, (y, unsure)) in inputs.iter().zip(isa.run(Each(inputs, decode))) {
+            let small = !x.is_zero() && x.abs() < least;
+            let want = x / scale + offset;
+            let right = unsure || y.encoding() == want.encoding();
+            let expected = small || !(x.abs() <= safe || x.is_nan());
+            let case =
+                || format!("{x:?} / {scale:?} + {offset:?}: {y:?}, unsure {unsure} ({isa:?})");
+            assert!(unsure == expected && right, "{}", case());
+            checked += usize::from(!unsure);
+        }
+    }
+    checked
 }
 
 /// Scales with every kind of significand: decimal fractions, all ones, just above a power of two,
@@ -109,14 +137,19 @@ fn inputs32(step: usize) -> Vec<f32> {
 #[test]
 fn quotients_are_the_rounded_quotients() {
     let (inputs64, inputs32) = (inputs64(1500, 11), inputs32(1 << 18 | 7));
-    let mut checked = 0;
+    let [mut quotients, mut decodes] = [0, 0];
     for scale in scales() {
-        checked += check(scale, &inputs64);
         #[expect(clippy::cast_possible_truncation, reason = "float32 scales")]
-        let scale = scale as f32;
-        checked += check(scale, &inputs32);
+        for [q, d] in [check(scale, &inputs64), check(scale as f32, &inputs32)] {
+            quotients += q;
+            decodes += d;
+        }
     }
-    assert_eq!(checked, scales().len() * (inputs64.len() + inputs32.len()));
+    assert_eq!(
+        quotients,
+        scales().len() * (inputs64.len() + inputs32.len())
+    );
+    assert_eq!(decodes > quotients, corrects(), "{decodes}");
 }
 
 #[test]
@@ -132,7 +165,7 @@ fn exhaustive_float32_quotients_for_many_scales() {
     let mut checked = 0;
     #[expect(clippy::cast_possible_truncation, reason = "float32 scales")]
     for scale in scales.into_iter().map(|s| s as f32) {
-        checked += check(scale, &inputs);
+        checked += check(scale, &inputs)[0];
     }
     assert!(checked > 250 * 4_000_000, "{checked}");
 }
@@ -168,10 +201,16 @@ fn near_midpoints<F: HwFloat>(count: usize, seed: u64) -> Vec<(F, F)> {
 }
 
 #[test]
-fn float32_quotients_next_to_a_midpoint_round_to_the_nearer_side() {
-    let checked: usize = near_midpoints::<f32>(400, 43)
-        .into_iter()
-        .map(|(x, scale)| check(scale, &[x, -x]))
-        .sum();
-    assert_eq!(checked, 800);
+fn quotients_next_to_a_midpoint_round_to_the_nearer_side() {
+    fn next_to_midpoints<F: HwFloat>(seed: u64) -> [usize; 2] {
+        let sum = |[a, b]: [usize; 2], [c, d]: [usize; 2]| [a + c, b + d];
+        let pairs = near_midpoints::<F>(400, seed).into_iter();
+        pairs
+            .map(|(x, scale)| check(scale, &[x, -x]))
+            .fold([0, 0], sum)
+    }
+    for [quotients, decodes] in [next_to_midpoints::<f32>(43), next_to_midpoints::<f64>(47)] {
+        assert_eq!(quotients, 800);
+        assert_eq!(decodes >= 800, corrects(), "{decodes}");
+    }
 }

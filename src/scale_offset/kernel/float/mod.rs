@@ -2,12 +2,13 @@
 //! the type's own arithmetic, one vectorised pass per block.
 //!
 //! The pass also notes whether an element lies beyond a magnitude up to which nothing can
-//! overflow (the decode of an encoded element included), or, when decoding, whether a result
-//! overflowed; such elements go through the exact element function.
+//! overflow (the decode of an encoded element included), or, when decoding with the division's
+//! correction, whether its quotient may be inexact ([`Correction::unsure`]); such elements go
+//! through the exact element function.
 
 use num_traits::Zero;
 
-use super::division::Division;
+use super::division::{Correction, Division};
 use super::{parameter, settle_exact};
 use crate::Direction;
 use crate::element::scale_offset::Parameters;
@@ -29,8 +30,6 @@ pub(crate) struct FloatKernel<F: HwFloat> {
     safe: F,
     /// The decode's division (unused when encoding).
     division: Division<F>,
-    /// Whether the decode of some finite element can overflow (see [`Division::may_overflow`]).
-    overflows: bool,
     isa: Isa,
 }
 
@@ -67,10 +66,13 @@ impl<F: HwFloat> FloatKernel<F> {
     ) -> Self {
         let offset = parameter::<F>(t, parameters.offset, F::zero());
         let scale = parameter::<F>(t, parameters.scale, F::one());
-        let division = Division::new(scale);
         let max = F::max_value().to_f64();
         let safe = safe_magnitude(direction, offset.to_f64(), scale.to_f64(), max)
             .map_or(-F::one(), F::from_f64);
+        let division = match direction {
+            Direction::Decode => Division::decoding(scale, offset, safe, isa),
+            Direction::Encode => Division::new(scale),
+        };
         Self {
             t,
             direction,
@@ -79,7 +81,6 @@ impl<F: HwFloat> FloatKernel<F> {
             scale,
             safe,
             division,
-            overflows: division.may_overflow(F::max_value(), offset),
             isa,
         }
     }
@@ -87,56 +88,42 @@ impl<F: HwFloat> FloatKernel<F> {
     /// The arithmetic of the leading elements of `data` where they are, run by run up to the
     /// first run holding an element for the exact path; returns how many elements it converted.
     ///
-    /// A run is checked (the sign bits of `safe - |x|`) while it is in the L1 cache and then
-    /// converted where it is; a decode that needs no check converts everything at once
-    /// ([`decode_in_place`]).
+    /// A run is checked (the sign bits of `safe - |x|`, or of the correction's
+    /// [`Correction::unsure`]) while it is in the L1 cache and then converted where it is.
     #[inline(always)]
     fn compute_in_place(&self, data: &mut [F]) -> usize {
-        let (offset, scale, safe) = (self.offset, self.scale, self.safe);
-        match self.direction {
-            Direction::Encode => in_runs(
-                data,
-                |x| (safe - x.abs()).encoding(),
-                |x| (x - offset) * scale,
-            ),
-            Direction::Decode => {
-                decode_in_place(self.division, data, (offset, safe, self.overflows))
+        let (offset, scale, division) = (self.offset, self.scale, self.division);
+        let beyond = |x: F| (self.safe - x.abs()).encoding();
+        match (self.direction, division.correction) {
+            (Direction::Encode, _) => in_runs(data, beyond, |x| (x - offset) * scale),
+            (Direction::Decode, Some(c)) => {
+                in_runs(data, |x| c.unsure(x), |x| c.quotient(x) + offset)
             }
+            (Direction::Decode, None) => in_runs(data, beyond, |x| division.quotient(x) + offset),
         }
     }
 
     /// Whether the element needs the exact path.
     fn needs_exact(&self, x: F) -> bool {
-        x.abs() > self.safe
+        let unsure = |c: Correction<F>| F::sign_bit(c.unsure(x));
+        x.abs() > self.safe || self.division.correction.is_some_and(unsure)
     }
 }
 
-/// The decode of a block by `division`: `(d / scale) + offset` for the dividend `d = dividend(x)`
-/// of each element `x` (the element itself, or in the fused read a stored integer converted to
-/// the float, with at most one `scalar_map` entry applied); returns whether some result is
-/// infinite, where some may be (`overflows`): where the decode overflowed (and where `d` was
-/// infinite); every such element lies beyond the kernel's safe magnitude, where the exact path
-/// takes it.
+/// `f` of each element of `input` into `output`, and whether some `check` has its sign bit set.
 #[inline(always)]
-pub(crate) fn decode_block<'o, S: Copy, F: HwFloat>(
-    division: Division<F>,
-    dividend: impl Fn(S) -> F,
-    (offset, overflows): (F, bool),
-    input: &[S],
+fn fill_checked<'o, F: HwFloat>(
+    input: &[F],
     output: Slots<'o, F>,
+    check: impl Fn(F) -> F::Bits,
+    f: impl Fn(F) -> F,
 ) -> (Written<'o, F>, bool) {
-    if !overflows {
-        let written = output.fill(input, |x| division.quotient(dividend(x)) + offset);
-        return (written, false);
-    }
-    // The least `infinity_gap` of the results, zero exactly when one is infinite.
-    let mut least = F::zero().infinity_gap();
+    let mut signs = F::Bits::zero();
     let written = output.fill(input, |x| {
-        let decoded = division.quotient(dividend(x)) + offset;
-        least = least.min(decoded.infinity_gap());
-        decoded
+        signs |= check(x);
+        f(x)
     });
-    (written, least == F::Bits::zero())
+    (written, F::sign_bit(signs))
 }
 
 /// Applies `f` to the leading elements of `data` where they are, run by run up to the first run
@@ -160,28 +147,6 @@ fn in_runs<F: HwFloat>(data: &mut [F], check: impl Fn(F) -> F::Bits, f: impl Fn(
     done
 }
 
-/// The decode by `division` of the leading elements of `data` where they are; gives how many it
-/// converted. Parameters that let no finite element overflow need no check; the others check a
-/// run's input against `safe` before they decode it.
-#[inline(always)]
-fn decode_in_place<F: HwFloat>(
-    division: Division<F>,
-    data: &mut [F],
-    (offset, safe, overflows): (F, F, bool),
-) -> usize {
-    if !overflows {
-        for x in &mut *data {
-            *x = division.quotient(*x) + offset;
-        }
-        return data.len();
-    }
-    in_runs(
-        data,
-        |x| (safe - x.abs()).encoding(),
-        |x| division.quotient(x) + offset,
-    )
-}
-
 /// The arithmetic of a block, and the exact path for each element that needs it.
 impl<F: HwFloat> Typed for FloatKernel<F> {
     type In = F;
@@ -193,26 +158,20 @@ impl<F: HwFloat> Typed for FloatKernel<F> {
 
     #[inline(always)]
     fn block<'a>(&self, input: &[F], output: Slots<'a, F>) -> (Written<'a, F>, bool) {
-        let (offset, scale, safe) = (self.offset, self.scale, self.safe);
-        match self.direction {
-            Direction::Encode => {
-                // The sign bits of `safe - |x|`, gathered: set if some `|x| > safe`. NaN is not
-                // beyond: its magnitude is a positive NaN, and so is the difference (where the
-                // hardware gave it another sign, the block would only take the exact path).
-                let mut signs = F::Bits::zero();
-                let written = output.fill(input, |x| {
-                    signs |= (safe - x.abs()).encoding();
-                    (x - offset) * scale
-                });
-                (written, F::sign_bit(signs))
+        let (offset, scale, division) = (self.offset, self.scale, self.division);
+        // The sign bits of `safe - |x|`, gathered: set if some `|x| > safe`. NaN is not beyond:
+        // its magnitude is a positive NaN, and so is the difference (where the hardware gave it
+        // another sign, the block would only take the exact path).
+        let beyond = |x: F| (self.safe - x.abs()).encoding();
+        let (i, o) = (input, output);
+        match (self.direction, division.correction) {
+            (Direction::Encode, _) => fill_checked(i, o, beyond, |x| (x - offset) * scale),
+            (Direction::Decode, Some(c)) => {
+                fill_checked(i, o, |x| c.unsure(x), |x| c.quotient(x) + offset)
             }
-            Direction::Decode => decode_block(
-                self.division,
-                |x| x,
-                (offset, self.overflows),
-                input,
-                output,
-            ),
+            (Direction::Decode, None) => {
+                fill_checked(i, o, beyond, |x| division.quotient(x) + offset)
+            }
         }
     }
 
