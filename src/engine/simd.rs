@@ -55,7 +55,9 @@ impl Isa {
         sets
     }
 
-    /// Whether fused multiply-adds run in hardware here (rather than as a library call).
+    /// Whether these loops are compiled with x86's FMA instructions, so that `mul_add` is one
+    /// instruction rather than a library call: AVX2 and AVX-512, and the baseline where the target
+    /// enables `fma`. Other architectures answer no: the correction was not measured there.
     pub(crate) fn has_fma(self) -> bool {
         self != Self::PORTABLE || cfg!(target_feature = "fma")
     }

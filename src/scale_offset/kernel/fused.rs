@@ -68,9 +68,9 @@ where
 
 /// The decode of a block by `division`: `(d / scale) + offset` for the dividend `d = dividend(x)`
 /// of each element `x` (a stored integer converted to the float, with at most one `scalar_map`
-/// entry applied); returns whether some result is
-/// infinite, where some may be (`overflows`): where the decode overflowed (and where `d` was
-/// infinite): the block then goes through the codecs' own kernels.
+/// entry applied); returns whether some result is infinite, where some may be (`overflows`):
+/// where the decode overflowed (and where `d` was infinite), the block then goes through the
+/// codecs' own kernels.
 #[inline(always)]
 fn decode_block<'o, S: Copy, F: HwFloat>(
     division: Division<F>,

@@ -11,8 +11,8 @@
 //!   `|x| ≥ 2^(e_min + p + B + 3)`, `e_min` the least normal exponent (`2^-79` for float32,
 //!   `2^-916` for float64): there the remainder is a multiple of a unit no finer than the
 //!   subnormals' (so `r` is exact), `q'` is normal, and `RN(x·l)`, even where it is subnormal,
-//!   errs by less than `2^(−2p)·|x / scale|`. Smaller nonzero magnitudes take the exact path, as
-//!   do those beyond the decode's safe magnitude and the infinities ([`Correction::unsure`]). It
+//!   errs by less than `2^(−2p)·|x / scale|`. Smaller nonzero magnitudes take the exact path
+//!   ([`Correction::unsure`]), as in every decode do those beyond its safe magnitude. It
 //!   is a product and three fused multiply-adds where float64's hardware division takes 8 to 16
 //!   cycles a vector.
 //! - Otherwise float64 takes the hardware division, and float32 multiplies in float64 by the
@@ -53,21 +53,19 @@ impl<F: HwFloat> Division<F> {
         }
     }
 
-    /// The division of a decode that adds `offset` and whose elements of a magnitude beyond
-    /// `safe` take the exact path, for loops on `isa`: with the correction where it applies.
-    pub(crate) fn decoding(scale: F, offset: F, safe: F, isa: Isa) -> Self {
+    /// The division of a decode that adds `offset`, for loops on `isa`: with the correction where
+    /// it applies (the decode sends elements beyond its safe magnitude to the exact path anyway).
+    pub(crate) fn decoding(scale: F, offset: F, isa: Isa) -> Self {
         let (range, least) = bounds::<F>();
         let applies = isa.has_fma()
             && (pow2(-range)..=pow2(range)).contains(&scale.abs().to_f64())
-            && !(offset.is_zero() && offset.is_sign_negative())
-            && safe > F::zero();
+            && !(offset.is_zero() && offset.is_sign_negative());
         let high = F::one() / scale;
         let correction = applies.then(|| Correction {
             high,
             low: (-scale).mul_add(high, F::one()) / scale,
             negated: -scale,
             least: F::from_f64(least).encoding(),
-            largest: safe,
         });
         Self {
             correction,
@@ -118,12 +116,11 @@ pub(crate) struct Correction<F: HwFloat> {
     negated: F,
     /// The encoding of the least magnitude whose quotient is exact.
     least: F::Bits,
-    /// The decode's safe magnitude.
-    largest: F,
 }
 
 impl<F: HwFloat> Correction<F> {
-    /// `q'`, the rounded quotient where `x` is not [`unsure`](Self::unsure).
+    /// `q'`, the rounded quotient where `x` is not [`unsure`](Self::unsure) and within the
+    /// decode's safe magnitude.
     #[inline(always)]
     pub(crate) fn quotient(self, x: F) -> F {
         let q = x.mul_add(self.high, x * self.low);
@@ -131,16 +128,15 @@ impl<F: HwFloat> Correction<F> {
         r.mul_add(self.high, q)
     }
 
-    /// Bits whose sign bit is set where `x` takes the exact path: a nonzero magnitude below the
-    /// least, or one beyond the largest (the infinities included; NaN is not beyond: its
-    /// magnitude is a positive NaN, and so is the difference).
+    /// Bits whose sign bit is set where the quotient of `x` may be inexact though `x` is within
+    /// the decode's safe magnitude: a nonzero magnitude below the least (the decode's own check
+    /// takes the larger magnitudes and the infinities; NaN is neither).
     #[inline(always)]
     pub(crate) fn unsure(self, x: F) -> F::Bits {
         let magnitude = x.abs().encoding();
         // Both negative below `least` and not zero (the magnitude's encoding has a clear sign
         // bit, so adding the largest positive encoding sets it unless it is zero).
-        let below = magnitude.wrapping_sub(&self.least) & (magnitude + !(-F::zero()).encoding());
-        below | (self.largest - x.abs()).encoding()
+        magnitude.wrapping_sub(&self.least) & (magnitude + !(-F::zero()).encoding())
     }
 }
 

@@ -70,7 +70,7 @@ impl<F: HwFloat> FloatKernel<F> {
         let safe = safe_magnitude(direction, offset.to_f64(), scale.to_f64(), max)
             .map_or(-F::one(), F::from_f64);
         let division = match direction {
-            Direction::Decode => Division::decoding(scale, offset, safe, isa),
+            Direction::Decode => Division::decoding(scale, offset, isa),
             Direction::Encode => Division::new(scale),
         };
         Self {
@@ -88,7 +88,7 @@ impl<F: HwFloat> FloatKernel<F> {
     /// The arithmetic of the leading elements of `data` where they are, run by run up to the
     /// first run holding an element for the exact path; returns how many elements it converted.
     ///
-    /// A run is checked (the sign bits of `safe - |x|`, or of the correction's
+    /// A run is checked (the sign bits of `safe - |x|`, and of the correction's
     /// [`Correction::unsure`]) while it is in the L1 cache and then converted where it is.
     #[inline(always)]
     fn compute_in_place(&self, data: &mut [F]) -> usize {
@@ -96,9 +96,11 @@ impl<F: HwFloat> FloatKernel<F> {
         let beyond = |x: F| (self.safe - x.abs()).encoding();
         match (self.direction, division.correction) {
             (Direction::Encode, _) => in_runs(data, beyond, |x| (x - offset) * scale),
-            (Direction::Decode, Some(c)) => {
-                in_runs(data, |x| c.unsure(x), |x| c.quotient(x) + offset)
-            }
+            (Direction::Decode, Some(c)) => in_runs(
+                data,
+                |x| beyond(x) | c.unsure(x),
+                |x| c.quotient(x) + offset,
+            ),
             (Direction::Decode, None) => in_runs(data, beyond, |x| division.quotient(x) + offset),
         }
     }
@@ -166,9 +168,12 @@ impl<F: HwFloat> Typed for FloatKernel<F> {
         let (i, o) = (input, output);
         match (self.direction, division.correction) {
             (Direction::Encode, _) => fill_checked(i, o, beyond, |x| (x - offset) * scale),
-            (Direction::Decode, Some(c)) => {
-                fill_checked(i, o, |x| c.unsure(x), |x| c.quotient(x) + offset)
-            }
+            (Direction::Decode, Some(c)) => fill_checked(
+                i,
+                o,
+                |x| beyond(x) | c.unsure(x),
+                |x| c.quotient(x) + offset,
+            ),
             (Direction::Decode, None) => {
                 fill_checked(i, o, beyond, |x| division.quotient(x) + offset)
             }
